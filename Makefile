@@ -1,0 +1,32 @@
+# The two commands of the README. Both install what they need first.
+#   make dev   run svc locally against a real local control plane, with demo data
+#   make test  lint, format and type checks, then every test (unit and integration)
+
+SHELL := bash
+# npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
+
+.PHONY: dev test install controlplane check crds
+
+dev: install controlplane
+	node packages/cli/src/main.ts dev
+
+test: install controlplane check
+	vitest run
+
+install: node_modules/.install-stamp
+
+node_modules/.install-stamp: package.json package-lock.json $(wildcard packages/*/package.json)
+	npm ci --no-audit --no-fund
+	touch $@
+
+controlplane:
+	hack/controlplane/build.sh
+
+check: install
+	tsc -p tsconfig.json --noEmit
+	eslint --max-warnings 0 .
+	prettier --check .
+
+crds: install
+	node packages/core/scripts/generate-crds.ts

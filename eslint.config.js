@@ -1,0 +1,25 @@
+// @ts-check
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", ".cache/**", "**/dist/**", "deploy/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/restrict-template-expressions": [
+        "error",
+        { allowNumber: true, allowBoolean: true },
+      ],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      // client-node's models (V1Deployment, ...) are classes only in name: plain object
+      // literals are how its own documentation builds them.
+      "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
+    },
+  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+);

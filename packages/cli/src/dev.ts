@@ -1,0 +1,68 @@
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
+import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+
+const DEMO_NAMESPACE = "demo";
+
+/** A Deployment and a flag targeting it, so the dashboard and API have something to show. */
+async function createDemoData(kc: KubeConfig): Promise<void> {
+  await ensureNamespace(kc, DEMO_NAMESPACE);
+  const labels = { app: "web" };
+  await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace: DEMO_NAMESPACE,
+    body: {
+      metadata: { name: "web", labels },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: labels },
+        template: { metadata: { labels }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
+      },
+    },
+  });
+  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: API_GROUP,
+    version: "v1alpha1",
+    namespace: DEMO_NAMESPACE,
+    plural: FEATURE_FLAG.plural,
+    body: {
+      apiVersion: API_GROUP_VERSION,
+      kind: FEATURE_FLAG.kind,
+      metadata: { name: "new-checkout" },
+      spec: {
+        type: "boolean",
+        defaultValue: "true",
+        description: "New checkout flow",
+        delivery: { envVar: { selector: { matchLabels: labels } } },
+      },
+    },
+  });
+}
+
+/** `svc dev`: everything on this machine, until Ctrl-C. */
+export async function runDev(): Promise<void> {
+  const parentDir = resolve(process.env["SVC_DEV_DIR"] ?? ".dev");
+  await mkdir(parentDir, { recursive: true });
+  process.stdout.write("svc dev: starting etcd, kube-apiserver and kube-controller-manager...\n");
+  const controlPlane = await startLocalControlPlane({ parentDir });
+  const kc = controlPlane.kubeConfig();
+  await installCrds(kc);
+  await ensureNamespace(kc, SYSTEM_NAMESPACE);
+  await createDemoData(kc);
+  process.stdout.write(
+    [
+      "",
+      "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
+      "",
+      `  Kubernetes API   ${controlPlane.server}`,
+      `  kubeconfig       ${controlPlane.kubeconfigPath}`,
+      `  try              kubectl --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
+      `  demo data        namespace ${DEMO_NAMESPACE}: Deployment web, FeatureFlag new-checkout`,
+      `  logs             ${controlPlane.dir}/*.log`,
+      "",
+    ].join("\n"),
+  );
+  // Runs until a signal: the control plane's exit hook then stops every process and removes its folder.
+  setInterval(() => undefined, 2 ** 30);
+}

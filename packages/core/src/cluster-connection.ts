@@ -1,0 +1,109 @@
+import Type from "typebox";
+import {
+  CONFIGMAP_KEY,
+  CONFIGMAP_KEY_MAX,
+  DNS1123_LABEL,
+  DNS1123_LABEL_MAX,
+  DNS1123_SUBDOMAIN,
+  DNS1123_SUBDOMAIN_MAX,
+  GO_DURATION,
+  HTTP_URL,
+  isLabelKey,
+} from "./names.ts";
+import { Conditions, labelMap } from "./schema.ts";
+import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
+
+/** The namespace of the service itself: ClusterConnections and their Secrets live here. */
+export const SYSTEM_NAMESPACE = "svc-system";
+export const AUTH_METHODS = ["kubeconfig", "serviceaccount", "oidc"] as const;
+export const CLUSTER_PHASES = ["Connected", "Disconnected", "Error"] as const;
+export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
+export const DEFAULT_RESYNC_PERIOD = "300s";
+export const CLUSTER_LABELS_MAX = 64;
+
+export const ClusterConnectionSpec = Type.Object(
+  {
+    displayName: Type.String({ minLength: 1, maxLength: 253, description: "Human-readable name." }),
+    apiServer: Type.String({
+      maxLength: 2048,
+      pattern: HTTP_URL,
+      errorMessage: "must be an absolute http(s) URL, e.g. https://10.0.0.1:6443",
+      description: "URL of the cluster's Kubernetes API server.",
+    }),
+    authMethod: Type.Optional(
+      Type.Enum([...AUTH_METHODS], {
+        default: "serviceaccount",
+        description:
+          "kubeconfig (a kubeconfig file in the Secret), serviceaccount (a ServiceAccount token in the Secret, " +
+          "or without credentialRef the operator's own identity: the local cluster), oidc (an OIDC token).",
+      }),
+    ),
+    credentialRef: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({
+            maxLength: DNS1123_SUBDOMAIN_MAX,
+            pattern: DNS1123_SUBDOMAIN,
+            errorMessage: "must be a Secret name (a DNS-1123 subdomain)",
+          }),
+          key: Type.String({
+            maxLength: CONFIGMAP_KEY_MAX,
+            pattern: CONFIGMAP_KEY,
+            errorMessage: "must be a Secret key: letters, digits, '-', '_' and '.'",
+          }),
+        },
+        { additionalProperties: false, description: "Secret in svc-system holding the credentials." },
+      ),
+    ),
+    namespaces: Type.Optional(
+      Type.Array(
+        Type.String({
+          maxLength: DNS1123_LABEL_MAX,
+          pattern: DNS1123_LABEL,
+          errorMessage: "must be a namespace name (a DNS-1123 label)",
+        }),
+        {
+          maxItems: 1000,
+          uniqueItems: true,
+          "x-kubernetes-list-type": "set",
+          description: "Namespaces to scan; all but system namespaces when empty.",
+        },
+      ),
+    ),
+    resyncPeriod: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        pattern: GO_DURATION,
+        default: DEFAULT_RESYNC_PERIOD,
+        errorMessage: 'must be a duration such as "30s", "5m" or "1h"',
+        description: "How often the cluster is fully re-read.",
+      }),
+    ),
+    labels: Type.Optional(
+      labelMap({ maxProperties: CLUSTER_LABELS_MAX, description: "Free labels on the cluster." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ClusterConnectionSpec = Type.Static<typeof ClusterConnectionSpec>;
+
+export const ClusterConnectionStatus = Type.Object({
+  phase: Type.Optional(Type.Enum([...CLUSTER_PHASES])),
+  kubernetesVersion: Type.Optional(Type.String({ maxLength: 128 })),
+  discoveredWorkloads: Type.Optional(Type.Integer({ minimum: 0 })),
+  lastSyncTime: Type.Optional(Type.String({ format: "date-time" })),
+  message: Type.Optional(Type.String({ maxLength: 32768 })),
+  conditions: Type.Optional(Conditions),
+});
+export type ClusterConnectionStatus = Type.Static<typeof ClusterConnectionStatus>;
+
+/** Validates a ClusterConnection spec; `prefix` as for validateFlagSpec. */
+export function validateClusterConnectionSpec(input: unknown, prefix = ""): Validated<ClusterConnectionSpec> {
+  const shapeErrors = schemaErrors(ClusterConnectionSpec, input, prefix);
+  if (shapeErrors.length > 0) return { ok: false, errors: shapeErrors };
+  const spec = input as ClusterConnectionSpec;
+  const errors: FieldError[] = Object.keys(spec.labels ?? {})
+    .filter((key) => !isLabelKey(key))
+    .map((key) => ({ field: fieldPath(prefix, `labels.${key}`), message: "is not a valid label key" }));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}

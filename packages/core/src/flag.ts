@@ -1,0 +1,270 @@
+import Type from "typebox";
+import {
+  C_IDENTIFIER,
+  CONFIGMAP_KEY,
+  CONFIGMAP_KEY_MAX,
+  DNS1123_SUBDOMAIN,
+  DNS1123_SUBDOMAIN_MAX,
+  ENV_NAME_MAX,
+  isDns1123Label,
+  isLabelKey,
+} from "./names.ts";
+import { Conditions, labelMap, type CelRule } from "./schema.ts";
+import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
+
+export const FLAG_TYPES = ["boolean", "integer", "string", "json"] as const;
+export type FlagType = (typeof FLAG_TYPES)[number];
+
+export const DELIVERY_KINDS = ["envVar", "configMap", "sidecar"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
+/** Largest defaultValue: values travel in env vars and ConfigMaps, both meant for small data. */
+export const FLAG_VALUE_MAX = 65536;
+export const FLAG_DESCRIPTION_MAX = 1024;
+/** Most labels one selector may hold; bounds the cost of the CRD's CEL rules. */
+export const SELECTOR_LABELS_MAX = 32;
+export const DEFAULT_SIDECAR_PORT = 8514;
+
+const DNS1123_LABEL_MESSAGE =
+  "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
+
+const Selector = Type.Object(
+  {
+    matchLabels: labelMap({
+      minProperties: 1,
+      maxProperties: SELECTOR_LABELS_MAX,
+      description: "Labels a workload (or its pod template) must all carry to receive the flag.",
+      errorMessage:
+        "must hold at least one label: an empty selector would match (and restart) every workload of the namespace",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: "Target workloads: Deployments, StatefulSets and DaemonSets of the flag's namespace.",
+  },
+);
+
+export const EnvVarDelivery = Type.Object(
+  {
+    name: Type.Optional(
+      Type.String({
+        maxLength: ENV_NAME_MAX,
+        pattern: C_IDENTIFIER,
+        errorMessage: "must be a C identifier: letters, digits and '_', not starting with a digit",
+        description: "Variable name. Default: FLAG_ and the flag name upper-cased, '-' turned into '_'.",
+      }),
+    ),
+    selector: Selector,
+  },
+  { additionalProperties: false, description: "Set the value as an environment variable (rolling update)." },
+);
+
+const configMapKeyRule: CelRule = { rule: "self != '.' && self != '..'", message: "must not be '.' or '..'" };
+
+export const ConfigMapDelivery = Type.Object(
+  {
+    configMapName: Type.String({
+      maxLength: DNS1123_SUBDOMAIN_MAX,
+      pattern: DNS1123_SUBDOMAIN,
+      errorMessage: "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', at most 253",
+      description: "ConfigMap that receives the value.",
+    }),
+    key: Type.String({
+      maxLength: CONFIGMAP_KEY_MAX,
+      pattern: CONFIGMAP_KEY,
+      errorMessage: "must be a ConfigMap key: letters, digits, '-', '_' and '.'",
+      description: "Key inside the ConfigMap.",
+      "x-kubernetes-validations": [configMapKeyRule],
+    }),
+    selector: Selector,
+  },
+  { additionalProperties: false, description: "Write the value into a ConfigMap key (no restart)." },
+);
+
+export const SidecarDelivery = Type.Object(
+  {
+    port: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        maximum: 65535,
+        description: `Port of the in-pod flag server. Default ${DEFAULT_SIDECAR_PORT}.`,
+      }),
+    ),
+    selector: Selector,
+  },
+  { additionalProperties: false, description: "Serve all flags of the namespace from an injected sidecar." },
+);
+
+export const Delivery = Type.Object(
+  {
+    envVar: Type.Optional(EnvVarDelivery),
+    configMap: Type.Optional(ConfigMapDelivery),
+    sidecar: Type.Optional(SidecarDelivery),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+    errorMessage: "must hold exactly one of envVar, configMap or sidecar",
+    description: "How the value reaches workloads: exactly one of envVar, configMap or sidecar.",
+  },
+);
+export type Delivery = Type.Static<typeof Delivery>;
+
+const INT64_MAX = "9223372036854775807";
+const INT64_MIN = "-9223372036854775808";
+
+/** The defaultValue-matches-type rules, as the CRD states them in CEL (JSON text is checked in TS only). */
+const valueRules: CelRule[] = [
+  {
+    rule: "self.type != 'boolean' || self.defaultValue in ['true', 'false']",
+    message: "defaultValue must be true or false for a boolean flag",
+    fieldPath: ".defaultValue",
+  },
+  {
+    // Same-length digit strings compare like the numbers they spell, so the 19-digit case
+    // checks the signed 64-bit range by string comparison.
+    rule:
+      "self.type != 'integer' || (self.defaultValue.matches('^-?(0|[1-9][0-9]{0,18})$')" +
+      ` && (!self.defaultValue.matches('^[0-9]{19}$') || self.defaultValue <= '${INT64_MAX}')` +
+      ` && (!self.defaultValue.matches('^-[0-9]{19}$') || self.defaultValue <= '${INT64_MIN}'))`,
+    message: "defaultValue must be a signed 64-bit decimal integer for an integer flag",
+    fieldPath: ".defaultValue",
+  },
+];
+
+export const FeatureFlagSpec = Type.Object(
+  {
+    type: Type.Enum([...FLAG_TYPES], { description: "Value type: boolean, integer, string or json." }),
+    defaultValue: Type.String({
+      maxLength: FLAG_VALUE_MAX,
+      description: "The delivered value, always a string; must parse as the flag's type.",
+    }),
+    description: Type.Optional(Type.String({ maxLength: FLAG_DESCRIPTION_MAX, description: "Free text." })),
+    enabled: Type.Optional(
+      Type.Boolean({ default: true, description: "Disabled flags are withdrawn from raw channels." }),
+    ),
+    delivery: Delivery,
+  },
+  { additionalProperties: false, "x-kubernetes-validations": valueRules },
+);
+export type FeatureFlagSpec = Type.Static<typeof FeatureFlagSpec>;
+
+export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
+export const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+export const FlagTarget = Type.Object({
+  kind: Type.Enum([...WORKLOAD_KINDS]),
+  name: Type.String({ maxLength: DNS1123_SUBDOMAIN_MAX }),
+  delivered: Type.Boolean(),
+  hash: Type.Optional(Type.String({ maxLength: 128 })),
+  message: Type.Optional(Type.String({ maxLength: 4096 })),
+});
+
+export const FeatureFlagStatus = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0, format: "int64" })),
+  phase: Type.Optional(Type.Enum([...FLAG_PHASES])),
+  delivery: Type.Optional(Type.Enum([...DELIVERY_KINDS], { description: "The delivery kind in use." })),
+  targets: Type.Optional(
+    Type.Array(FlagTarget, {
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-list-map-keys": ["kind", "name"],
+    }),
+  ),
+  message: Type.Optional(Type.String({ maxLength: 32768 })),
+  conditions: Type.Optional(Conditions),
+});
+export type FeatureFlagStatus = Type.Static<typeof FeatureFlagStatus>;
+
+/** FLAG_ + the flag name upper-cased, '-' turned into '_' (a flag name is a DNS-1123 label). */
+export function defaultEnvVarName(flagName: string): string {
+  return `FLAG_${flagName.toUpperCase().replaceAll("-", "_")}`;
+}
+
+export function deliveryKind(delivery: Delivery): DeliveryKind {
+  const kind = DELIVERY_KINDS.find((k) => delivery[k] !== undefined);
+  if (kind === undefined) throw new Error("delivery holds no kind");
+  return kind;
+}
+
+export function isEnabled(spec: Pick<FeatureFlagSpec, "enabled">): boolean {
+  return spec.enabled !== false;
+}
+
+/** Why `value` is not a valid value of `type`, or undefined when it is. */
+export function defaultValueProblem(type: FlagType, value: string): string | undefined {
+  switch (type) {
+    case "boolean":
+      return value === "true" || value === "false" ? undefined : "must be true or false for a boolean flag";
+    case "integer": {
+      const problem = "must be a signed 64-bit decimal integer for an integer flag";
+      if (!/^-?(0|[1-9][0-9]*)$/.test(value)) return problem;
+      const n = BigInt(value);
+      return n >= BigInt(INT64_MIN) && n <= BigInt(INT64_MAX) ? undefined : problem;
+    }
+    case "json":
+      try {
+        JSON.parse(value);
+        return undefined;
+      } catch {
+        return "must be valid JSON text for a json flag";
+      }
+    case "string":
+      return undefined;
+  }
+}
+
+function identityError(field: string, value: string): FieldError | undefined {
+  if (value === "") return { field, message: "is required" };
+  return isDns1123Label(value) ? undefined : { field, message: DNS1123_LABEL_MESSAGE };
+}
+
+/** Checks a flag name (the FeatureFlag's metadata.name). */
+export function flagNameError(name: string): FieldError | undefined {
+  return identityError("name", name);
+}
+
+/** Checks a namespace name. */
+export function namespaceError(namespace: string): FieldError | undefined {
+  return identityError("namespace", namespace);
+}
+
+/** Rules JSON Schema cannot state: the value parses as its type, selector keys are label keys. */
+function semanticErrors(spec: FeatureFlagSpec, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const valueProblem = defaultValueProblem(spec.type, spec.defaultValue);
+  if (valueProblem) errors.push({ field: fieldPath(prefix, "defaultValue"), message: valueProblem });
+  for (const kind of DELIVERY_KINDS) {
+    const target = spec.delivery[kind];
+    if (!target) continue;
+    const labelsPath = fieldPath(prefix, `delivery.${kind}.selector.matchLabels`);
+    for (const key of Object.keys(target.selector.matchLabels)) {
+      if (!isLabelKey(key)) {
+        errors.push({
+          field: fieldPath(labelsPath, key),
+          message:
+            "is not a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters)",
+        });
+      }
+    }
+  }
+  const key = spec.delivery.configMap?.key;
+  if (key === "." || key === "..") {
+    errors.push({ field: fieldPath(prefix, "delivery.configMap.key"), message: "must not be '.' or '..'" });
+  }
+  return errors;
+}
+
+/**
+ * Validates a FeatureFlag spec (DESIGN.md §4). `prefix` names where the spec sits in the caller's
+ * document ("" for a REST body, "spec" for a resource). Semantic rules run only on a spec whose
+ * shape is right, so every message is about one field.
+ */
+export function validateFlagSpec(input: unknown, prefix = ""): Validated<FeatureFlagSpec> {
+  const shapeErrors = schemaErrors(FeatureFlagSpec, input, prefix);
+  if (shapeErrors.length > 0) return { ok: false, errors: shapeErrors };
+  const spec = input as FeatureFlagSpec;
+  const errors = semanticErrors(spec, prefix);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}

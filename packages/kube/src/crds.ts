@@ -1,0 +1,36 @@
+import {
+  ApiextensionsV1Api,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubeConfig,
+} from "@kubernetes/client-node";
+import { allCrds, type CustomResourceDefinition } from "@svc/core";
+
+/** The field manager of everything svc writes with server-side apply. */
+export const FIELD_MANAGER = "svc";
+
+/**
+ * Applies the svc CRDs (server-side apply, so a re-install is a no-op and an upgrade changes
+ * only what differs) and waits until the API server serves them.
+ */
+export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<void> {
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const extensions = kc.makeApiClient(ApiextensionsV1Api);
+  const definitions: CustomResourceDefinition[] = allCrds();
+  for (const definition of definitions) {
+    await objects.patch(definition, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (const definition of definitions) {
+    for (;;) {
+      const current = await extensions.readCustomResourceDefinition({ name: definition.metadata.name });
+      const established = current.status?.conditions?.some(
+        (c) => c.type === "Established" && c.status === "True",
+      );
+      if (established) break;
+      if (Date.now() > deadline)
+        throw new Error(`CRD ${definition.metadata.name} not established after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export * from "./crds.ts";
+export * from "./local-control-plane.ts";
+export * from "./namespaces.ts";

@@ -1,0 +1,165 @@
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  API_GROUP,
+  API_VERSION,
+  CLUSTER_CONNECTION,
+  FEATURE_FLAG,
+  SYSTEM_NAMESPACE,
+  type FeatureFlagSpec,
+} from "@svc/core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureNamespace, installCrds } from "../src/index.ts";
+import {
+  invalidFlagCases,
+  invalidFlagNames,
+  validFlagSpec,
+  validFlagSpecs,
+} from "../../../test/support/flag-cases.ts";
+import { rejection, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
+
+interface FlagObject {
+  metadata: { name: string; generation?: number };
+  spec: FeatureFlagSpec;
+  status?: Record<string, unknown>;
+}
+
+const kc = testKubeConfig();
+const custom = kc.makeApiClient(CustomObjectsApi);
+let namespace = "";
+
+const flags = { group: API_GROUP, version: API_VERSION, plural: FEATURE_FLAG.plural };
+const connections = { group: API_GROUP, version: API_VERSION, plural: CLUSTER_CONNECTION.plural };
+
+function createFlag(name: string, spec: unknown) {
+  return custom.createNamespacedCustomObject({
+    ...flags,
+    namespace,
+    body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: FEATURE_FLAG.kind, metadata: { name }, spec },
+  }) as Promise<FlagObject>;
+}
+
+beforeAll(async () => {
+  await installCrds(kc);
+  // Installing again is a no-op, as for an operator restart or a second replica.
+  await installCrds(kc);
+  namespace = await testNamespace(kc, "crds");
+});
+
+describe("FeatureFlag CRD in the real API server", () => {
+  it("stores a valid flag and reads it back, defaulting enabled to true", async () => {
+    const created = await createFlag("new-checkout", validFlagSpec);
+    expect(created.spec).toEqual({ ...validFlagSpec, enabled: true });
+    const read = (await custom.getNamespacedCustomObject({
+      ...flags,
+      namespace,
+      name: "new-checkout",
+    })) as FlagObject;
+    expect(read.spec).toEqual({ ...validFlagSpec, enabled: true });
+    expect(read.metadata.generation).toBe(1);
+  });
+
+  it("accepts every valid spec the TypeScript validator accepts", async () => {
+    for (const [i, spec] of validFlagSpecs.entries()) {
+      const created = await createFlag(`valid-${i}`, spec);
+      expect(created.spec).toMatchObject(spec);
+    }
+  });
+
+  it.each(invalidFlagCases.map((c) => [c.why, c] as const))("rejects a flag with %s", async (_why, c) => {
+    const { code, message } = await rejection(createFlag("invalid", c.spec));
+    expect(code).toBe(422);
+    // The API server names the field the same way our validator does (spec.<field>).
+    const topField = c.field.split(".").slice(0, 2).join(".");
+    expect(message).toContain(`spec.${topField}`);
+  });
+
+  it.each(invalidFlagNames)("rejects the flag name %j", async (name) => {
+    const { code, message } = await rejection(createFlag(name, validFlagSpec));
+    expect(code).toBe(422);
+    expect(message).toContain("metadata.name");
+  });
+
+  it("keeps status in its own subresource", async () => {
+    await createFlag("with-status", validFlagSpec);
+    const status = {
+      observedGeneration: 1,
+      phase: "Delivered",
+      delivery: "envVar",
+      targets: [{ kind: "Deployment", name: "web", delivered: true, hash: "abc" }],
+    };
+    await custom.patchNamespacedCustomObjectStatus(
+      { ...flags, namespace, name: "with-status", body: { status } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    const read = (await custom.getNamespacedCustomObject({
+      ...flags,
+      namespace,
+      name: "with-status",
+    })) as FlagObject;
+    expect(read.status).toEqual(status);
+    // A status written through the main resource is ignored.
+    await custom.patchNamespacedCustomObject(
+      { ...flags, namespace, name: "with-status", body: { status: { phase: "Degraded" } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    const after = (await custom.getNamespacedCustomObject({
+      ...flags,
+      namespace,
+      name: "with-status",
+    })) as FlagObject;
+    expect(after.status?.["phase"]).toBe("Delivered");
+    // An invalid phase is refused by the status schema.
+    const { code } = await rejection(
+      custom.patchNamespacedCustomObjectStatus(
+        { ...flags, namespace, name: "with-status", body: { status: { phase: "Exploded" } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      ),
+    );
+    expect(code).toBe(422);
+  });
+});
+
+describe("ClusterConnection CRD in the real API server", () => {
+  const spec = {
+    displayName: "Production EU",
+    apiServer: "https://10.0.0.1:6443",
+    authMethod: "kubeconfig",
+    credentialRef: { name: "svc-cluster-prod-eu", key: "kubeconfig" },
+    namespaces: ["shop"],
+    labels: { region: "eu" },
+  };
+  const create = (name: string, body: unknown) =>
+    custom.createNamespacedCustomObject({
+      ...connections,
+      namespace: SYSTEM_NAMESPACE,
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: CLUSTER_CONNECTION.kind,
+        metadata: { name },
+        spec: body,
+      },
+    }) as Promise<{ spec: Record<string, unknown> }>;
+
+  beforeAll(async () => {
+    // svc-system is shared by the whole run: created when missing, never deleted.
+    await ensureNamespace(kc, SYSTEM_NAMESPACE);
+  });
+
+  it("stores a valid connection with the default resync period", async () => {
+    const created = await create("prod-eu", spec);
+    expect(created.spec).toEqual({ ...spec, resyncPeriod: "300s" });
+  });
+
+  it.each([
+    ["apiServer", { ...spec, apiServer: "10.0.0.1:6443" }],
+    ["authMethod", { ...spec, authMethod: "password" }],
+    ["resyncPeriod", { ...spec, resyncPeriod: "soon" }],
+    ["namespaces", { ...spec, namespaces: ["Shop"] }],
+    ["labels", { ...spec, labels: { "bad key": "x" } }],
+    ["displayName", { apiServer: spec.apiServer }],
+  ])("rejects a bad %s", async (field, body) => {
+    const { code, message } = await rejection(create("bad", body));
+    expect(code).toBe(422);
+    expect(message).toContain(`spec.${field}`);
+  });
+});
