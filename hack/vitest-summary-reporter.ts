@@ -1,9 +1,9 @@
 import type { Reporter, TestModule } from "vitest/node";
 
 /**
- * Prints the closing line CI reads: "N passed, N failed, N skipped". A file that fails to load
- * (its tests never ran) and an unhandled error each count as a failure, so a broken file can
- * never look like a smaller green run.
+ * Prints the closing line CI reads: "N passed, N failed, N skipped". A file that fails outside
+ * its tests and an unhandled error each count as a failure, so a broken file can never look
+ * like a smaller green run.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: readonly TestModule[], unhandledErrors: readonly unknown[]): void {
@@ -11,15 +11,17 @@ export default class SummaryReporter implements Reporter {
     let failed = unhandledErrors.length;
     let skipped = 0;
     for (const module of testModules) {
-      let tests = 0;
+      let failedHere = 0;
       for (const test of module.children.allTests()) {
-        tests++;
         const state = test.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
+        else if (state === "failed") failedHere++;
         else skipped++;
       }
-      if (tests === 0 && module.state() === "failed") failed++;
+      // A file can fail with no failed test: an import or a beforeAll hook broke, and its
+      // tests were skipped. That is a failure, not a smaller green run.
+      if (failedHere === 0 && module.state() === "failed") failedHere = 1;
+      failed += failedHere;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

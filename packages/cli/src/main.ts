@@ -1,25 +1,32 @@
 #!/usr/bin/env node
-// The svc command: one binary, one subcommand per process (DESIGN.md §2).
-import { runDev } from "./dev.ts";
+// The svc command: one binary, one subcommand per process (DESIGN.md §2). Each command lives in
+// commands/<name>.ts and is loaded only when run, so `svc sidecar` never loads the API server.
 
-const usage = `usage: svc <command>
+interface Command {
+  summary: string;
+  run: (args: string[]) => Promise<void>;
+}
 
-commands:
-  dev    run svc on this machine against a local Kubernetes control plane, with demo data
-`;
+const commands: Record<string, Command> = {
+  dev: {
+    summary: "run svc on this machine against a local Kubernetes control plane, with demo data",
+    run: async () => (await import("./commands/dev.ts")).runDev(),
+  },
+};
 
-const [command] = process.argv.slice(2);
-switch (command) {
-  case "dev":
-    await runDev();
-    break;
-  case undefined:
-  case "help":
-  case "--help":
-  case "-h":
-    process.stdout.write(usage);
-    break;
-  default:
-    process.stderr.write(`svc: unknown command ${JSON.stringify(command)}\n\n${usage}`);
-    process.exitCode = 2;
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: svc <command> [options]\n\ncommands:\n${lines.join("\n")}\n`;
+}
+
+const [name, ...args] = process.argv.slice(2);
+const command = name === undefined ? undefined : commands[name];
+if (command) {
+  await command.run(args);
+} else if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+  process.stdout.write(usage());
+} else {
+  process.stderr.write(`svc: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+  process.exitCode = 2;
 }

@@ -197,6 +197,6 @@ export function allCrds(): CustomResourceDefinition[] {
 export function renderCrdYaml(definition: CustomResourceDefinition): string {
   return (
     "# Generated from packages/core/src by `npm run crds`. Do not edit: change the schema there.\n" +
-    stringify(definition, { lineWidth: 0 })
+    stringify(definition, { lineWidth: 0, aliasDuplicateObjects: false })
   );
 }

@@ -28,7 +28,7 @@ export function labelMap(options: {
   errorMessage?: string;
 }) {
   const keyRule: CelRule = {
-    rule: `self.all(k, k.matches('${LABEL_KEY}') && (!k.contains('/') || k.indexOf('/') <= ${LABEL_KEY_PREFIX_MAX}))`,
+    rule: `self.all(k, k.matches(r'${LABEL_KEY}') && (!k.contains('/') || k.indexOf('/') <= ${LABEL_KEY_PREFIX_MAX}))`,
     message:
       "every key must be a valid label key (an optional DNS subdomain prefix and '/', then a name of at most 63 characters)",
   };

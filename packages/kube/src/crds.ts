@@ -1,10 +1,12 @@
 import {
   ApiextensionsV1Api,
   KubernetesObjectApi,
+  loadYaml,
   PatchStrategy,
   type KubeConfig,
+  type V1CustomResourceDefinition,
 } from "@kubernetes/client-node";
-import { allCrds, type CustomResourceDefinition } from "@svc/core";
+import { allCrds, renderCrdYaml, type CustomResourceDefinition } from "@svc/core";
 
 /** The field manager of everything svc writes with server-side apply. */
 export const FIELD_MANAGER = "svc";
@@ -18,7 +20,11 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<v
   const extensions = kc.makeApiClient(ApiextensionsV1Api);
   const definitions: CustomResourceDefinition[] = allCrds();
   for (const definition of definitions) {
-    await objects.patch(definition, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+    // client-node serializes typed objects through its models, which name JSON Schema keywords
+    // differently (`_enum`, `xKubernetesValidations`) and would drop ours; loadYaml builds the
+    // model from the very YAML that is checked in under deploy/crds.
+    const model = loadYaml<V1CustomResourceDefinition>(renderCrdYaml(definition));
+    await objects.patch(model, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
   }
   const deadline = Date.now() + timeoutMs;
   for (const definition of definitions) {

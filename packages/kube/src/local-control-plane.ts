@@ -24,6 +24,10 @@ export interface LocalControlPlane {
   readonly kubeconfigPath: string;
   /** Process ids of etcd, kube-apiserver and kube-controller-manager. */
   readonly pids: readonly number[];
+  /** Stops only kube-apiserver (etcd keeps the data): clients see the API become unreachable. */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same address, with the same data and credentials. */
+  startApiServer(): Promise<void>;
   kubeConfig(): KubeConfig;
   /** Stops every process and removes the folder. Safe to call twice. */
   stop(): Promise<void>;
@@ -86,7 +90,7 @@ interface Component {
 
 function startComponent(binDir: string, dir: string, name: string, args: string[]): Component {
   const logPath = join(dir, `${name}.log`);
-  const log = createWriteStream(logPath);
+  const log = createWriteStream(logPath, { flags: "a" });
   const child = spawn(join(binDir, name), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
@@ -231,7 +235,7 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     );
 
     const server = `https://127.0.0.1:${apiPort}`;
-    const apiserver = startComponent(binDir, dir, "kube-apiserver", [
+    const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--secure-port=${apiPort}`,
       "--bind-address=127.0.0.1",
@@ -245,9 +249,13 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       "--service-cluster-ip-range=10.0.0.0/24",
       "--allow-privileged=true",
       "--v=0",
-    ]);
-    components.push(apiserver);
-    await waitReady(apiserver, async () => (await probe(`${server}/readyz`, token)) === 200, timeout);
+    ];
+    const startApiServer = async (): Promise<Component> => {
+      const apiserver = startComponent(binDir, dir, "kube-apiserver", apiserverArgs);
+      await waitReady(apiserver, async () => (await probe(`${server}/readyz`, token)) === 200, timeout);
+      return apiserver;
+    };
+    components.push(await startApiServer());
 
     const caPem = await readFile(join(certDir, "apiserver.crt"), "utf8");
     const kubeconfigPath = join(dir, "kubeconfig");
@@ -270,7 +278,19 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       dir,
       server,
       kubeconfigPath,
-      pids: components.map((c) => c.child.pid ?? -1),
+      get pids() {
+        return components.map((c) => c.child.pid ?? -1);
+      },
+      async stopApiServer() {
+        const apiserver = components.find((c) => c.name === "kube-apiserver");
+        if (apiserver) await stopComponent(apiserver);
+      },
+      async startApiServer() {
+        const index = components.findIndex((c) => c.name === "kube-apiserver");
+        const current = components[index];
+        if (current && current.child.exitCode === null && current.child.signalCode === null) return;
+        components[index] = await startApiServer();
+      },
       kubeConfig() {
         const kc = new KubeConfig();
         kc.loadFromFile(kubeconfigPath);

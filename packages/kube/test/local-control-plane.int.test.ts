@@ -80,6 +80,16 @@ describe("startLocalControlPlane", () => {
       expect(names).toContain("default");
       expect(names).not.toContain(namespace);
       expect(second.pids.every(isRunning)).toBe(true);
+
+      // kube-apiserver can be stopped and started again alone, keeping its data (etcd runs on).
+      await second.stopApiServer();
+      await expect(otherKc.makeApiClient(CoreV1Api).listNamespace()).rejects.toThrow();
+      await second.startApiServer();
+      const again = (await otherKc.makeApiClient(CoreV1Api).listNamespace()).items.map(
+        (n) => n.metadata?.name,
+      );
+      expect(again).toEqual(names);
+      expect(second.pids.every(isRunning)).toBe(true);
     } finally {
       await second.stop();
     }
