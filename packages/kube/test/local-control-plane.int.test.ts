@@ -104,14 +104,15 @@ describe("startLocalControlPlane", () => {
         process.execPath,
         [join(import.meta.dirname, "../../../test/fixtures/start-then-die.ts"), mode],
         {
-          stdio: ["ignore", "pipe", "pipe"],
+          stdio: ["pipe", "pipe", "pipe"],
         },
       );
       const lines = createInterface({ input: child.stdout });
       const [line] = (await once(lines, "line")) as [string];
-      const { pids } = JSON.parse(line) as { pids: number[] };
+      const { pids, dir } = JSON.parse(line) as { pids: number[]; dir: string };
       expect(pids).toHaveLength(3);
       expect(pids.every(isRunning)).toBe(true);
+      child.stdin.write("die\n");
       if (mode === "signal") child.kill("SIGTERM");
       await once(child, "exit");
       await eventually(
@@ -120,6 +121,7 @@ describe("startLocalControlPlane", () => {
         "the control plane processes to end",
         15_000,
       );
+      expect(existsSync(dir)).toBe(false);
     },
   );
 });
