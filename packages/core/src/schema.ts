@@ -1,4 +1,4 @@
-import Type, { type TSchema, type TUnsafe } from "typebox";
+import Type from "typebox";
 import { LABEL_KEY, LABEL_KEY_PREFIX_MAX, LABEL_VALUE, LABEL_VALUE_MAX } from "./names.ts";
 
 /**
@@ -66,5 +66,3 @@ export const Conditions = Type.Array(Condition, {
   "x-kubernetes-list-type": "map",
   "x-kubernetes-list-map-keys": ["type"],
 });
-
-export type { TSchema, TUnsafe };
