@@ -12,6 +12,10 @@ const commands: Record<string, Command> = {
     summary: "run svc on this machine against a local Kubernetes control plane, with demo data",
     run: async () => (await import("./commands/dev.ts")).runDev(),
   },
+  sidecar: {
+    summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",
+    run: async () => (await import("./commands/sidecar.ts")).runSidecarCommand(),
+  },
 };
 
 function usage(): string {

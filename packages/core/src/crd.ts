@@ -2,13 +2,10 @@ import type { TSchema } from "typebox";
 import { stringify } from "yaml";
 import { ClusterConnectionSpec, ClusterConnectionStatus } from "./cluster-connection.ts";
 import { FeatureFlagSpec, FeatureFlagStatus } from "./flag.ts";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "./basics.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from "./names.ts";
 
-export const API_GROUP = "svc.io";
-export const API_VERSION = "v1alpha1";
-export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
-
-export const FEATURE_FLAG = { kind: "FeatureFlag", plural: "featureflags", singular: "featureflag" } as const;
+export { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG };
 export const CLUSTER_CONNECTION = {
   kind: "ClusterConnection",
   plural: "clusterconnections",

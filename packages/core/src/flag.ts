@@ -1,5 +1,14 @@
 import Type from "typebox";
 import {
+  DEFAULT_SIDECAR_PORT,
+  defaultValueProblem,
+  FLAG_TYPES,
+  INT64_MAX,
+  INT64_MIN,
+  isEnabled,
+  type FlagType,
+} from "./basics.ts";
+import {
   C_IDENTIFIER,
   CONFIGMAP_KEY,
   CONFIGMAP_KEY_MAX,
@@ -12,8 +21,7 @@ import {
 import { Conditions, labelMap, type CelRule } from "./schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
-export const FLAG_TYPES = ["boolean", "integer", "string", "json"] as const;
-export type FlagType = (typeof FLAG_TYPES)[number];
+export { DEFAULT_SIDECAR_PORT, defaultValueProblem, FLAG_TYPES, isEnabled, type FlagType };
 
 export const DELIVERY_KINDS = ["envVar", "configMap", "sidecar"] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
@@ -23,7 +31,6 @@ export const FLAG_VALUE_MAX = 65536;
 export const FLAG_DESCRIPTION_MAX = 1024;
 /** Most labels one selector may hold; bounds the cost of the CRD's CEL rules. */
 export const SELECTOR_LABELS_MAX = 32;
-export const DEFAULT_SIDECAR_PORT = 8514;
 
 const DNS1123_LABEL_MESSAGE =
   "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
@@ -111,9 +118,6 @@ export const Delivery = Type.Object(
 );
 export type Delivery = Type.Static<typeof Delivery>;
 
-const INT64_MAX = "9223372036854775807";
-const INT64_MIN = "-9223372036854775808";
-
 /** The defaultValue-matches-type rules, as the CRD states them in CEL (JSON text is checked in TS only). */
 const valueRules: CelRule[] = [
   {
@@ -186,33 +190,6 @@ export function deliveryKind(delivery: Delivery): DeliveryKind {
   const kind = DELIVERY_KINDS.find((k) => delivery[k] !== undefined);
   if (kind === undefined) throw new Error("delivery holds no kind");
   return kind;
-}
-
-export function isEnabled(spec: Pick<FeatureFlagSpec, "enabled">): boolean {
-  return spec.enabled !== false;
-}
-
-/** Why `value` is not a valid value of `type`, or undefined when it is. */
-export function defaultValueProblem(type: FlagType, value: string): string | undefined {
-  switch (type) {
-    case "boolean":
-      return value === "true" || value === "false" ? undefined : "must be true or false for a boolean flag";
-    case "integer": {
-      const problem = "must be a signed 64-bit decimal integer for an integer flag";
-      if (!/^-?(0|[1-9][0-9]*)$/.test(value)) return problem;
-      const n = BigInt(value);
-      return n >= BigInt(INT64_MIN) && n <= BigInt(INT64_MAX) ? undefined : problem;
-    }
-    case "json":
-      try {
-        JSON.parse(value);
-        return undefined;
-      } catch {
-        return "must be valid JSON text for a json flag";
-      }
-    case "string":
-      return undefined;
-  }
 }
 
 function identityError(field: string, value: string): FieldError | undefined {

@@ -1,1 +1,121 @@
-export {};
+// `svc sidecar`: watch the namespace's FeatureFlags, keep them in memory, serve them over HTTP
+// (flags, value, stream, OFREP). runSidecar wires the parts and owns their lifecycle.
+import { once } from "node:events";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { pino, type Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { BackoffPolicy } from "./backoff.ts";
+import type { SidecarConfig } from "./config.ts";
+import { FlagState, type FlagChange } from "./flags.ts";
+import { FeatureFlagClient } from "./kube-client.ts";
+import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
+import { createRegistry } from "./metrics.ts";
+import { createSidecarServer } from "./server.ts";
+import { newStats, type SidecarStats } from "./stats.ts";
+import { ChangeStream } from "./stream.ts";
+import { runWatchLoop } from "./watch.ts";
+
+export { configFromEnv, type SidecarConfig } from "./config.ts";
+export type { SidecarFlag } from "./flags.ts";
+
+export interface SidecarOptions extends SidecarConfig {
+  /** Overrides KUBECONFIG / in-cluster discovery. */
+  connection?: KubeConnection;
+  log?: Logger;
+  backoff?: BackoffPolicy;
+  /** Unsent bytes a stream subscriber may accumulate before it is disconnected. */
+  maxStreamBacklogBytes?: number;
+}
+
+export interface RunningSidecar {
+  /** http://host:port of the listening server. */
+  url: string;
+  port: number;
+  /** Resolves after the first successful list (when /healthz turns 200). */
+  ready: Promise<void>;
+  stats: SidecarStats;
+  /** Stops accepting connections, ends the streams, closes the watch. */
+  close: () => Promise<void>;
+}
+
+export async function runSidecar(options: SidecarOptions): Promise<RunningSidecar> {
+  const log = options.log ?? pino({ level: options.logLevel, base: { component: "sidecar" } });
+  const connection =
+    options.connection ??
+    (options.kubeconfigPath === undefined
+      ? inClusterConnection(process.env)
+      : await loadKubeconfig(options.kubeconfigPath));
+  const stats = newStats();
+  const state = new FlagState();
+  const stream = new ChangeStream({
+    state,
+    stats,
+    boot: randomBytes(4).toString("hex"),
+    heartbeatMs: options.heartbeatMs,
+    ...(options.maxStreamBacklogBytes !== undefined && { maxBacklogBytes: options.maxStreamBacklogBytes }),
+  });
+  let registry: Promise<Registry> | undefined;
+  const server = createSidecarServer({
+    namespace: options.namespace,
+    state,
+    stream,
+    stats,
+    metrics: () =>
+      (registry ??= createRegistry({
+        stats,
+        flags: () => state.size,
+        subscribers: () => stream.subscribers,
+      })),
+  });
+  server.listen(options.port, options.host);
+  await once(server, "listening");
+  const port = (server.address() as AddressInfo).port;
+
+  const client = new FeatureFlagClient(connection, options.namespace);
+  const stopWatching = new AbortController();
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const watching = runWatchLoop(
+    {
+      client,
+      state,
+      log,
+      ...(options.backoff && { backoff: options.backoff }),
+      onChanges: (changes: FlagChange[]) => {
+        stats.flagChanges += changes.length;
+        stats.lastSyncSeconds = Date.now() / 1000;
+        stream.publish(changes);
+      },
+      onSynced: () => {
+        stats.ready = true;
+        stats.lastSyncSeconds = Date.now() / 1000;
+        markReady();
+      },
+      onConnection: (connected) => {
+        if (!connected) stats.watchFailures++;
+        stats.kubernetesConnected = connected;
+      },
+    },
+    stopWatching.signal,
+  );
+  log.info({ port, namespace: options.namespace, server: connection.server }, "sidecar listening");
+
+  return {
+    url: `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${port}`,
+    port,
+    ready,
+    stats,
+    close: async () => {
+      const closed = once(server, "close");
+      server.close();
+      stream.close();
+      server.closeIdleConnections();
+      stopWatching.abort();
+      await watching;
+      client.close();
+      await closed;
+      log.info("sidecar stopped");
+    },
+  };
+}

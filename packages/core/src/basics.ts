@@ -1,0 +1,46 @@
+/**
+ * The dependency-free part of the domain (no TypeBox, no YAML): resource names, flag types and
+ * value rules. Re-exported by the package root; imported directly (`@svc/core/basics`) by
+ * processes that must start fast and stay small, such as the sidecar.
+ */
+
+export const API_GROUP = "svc.io";
+export const API_VERSION = "v1alpha1";
+export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
+
+export const FEATURE_FLAG = { kind: "FeatureFlag", plural: "featureflags", singular: "featureflag" } as const;
+
+export const FLAG_TYPES = ["boolean", "integer", "string", "json"] as const;
+export type FlagType = (typeof FLAG_TYPES)[number];
+
+export const DEFAULT_SIDECAR_PORT = 8514;
+
+export const INT64_MAX = "9223372036854775807";
+export const INT64_MIN = "-9223372036854775808";
+
+export function isEnabled(spec: { enabled?: boolean | undefined }): boolean {
+  return spec.enabled !== false;
+}
+
+/** Why `value` is not a valid value of `type`, or undefined when it is. */
+export function defaultValueProblem(type: FlagType, value: string): string | undefined {
+  switch (type) {
+    case "boolean":
+      return value === "true" || value === "false" ? undefined : "must be true or false for a boolean flag";
+    case "integer": {
+      const problem = "must be a signed 64-bit decimal integer for an integer flag";
+      if (!/^-?(0|[1-9][0-9]*)$/.test(value)) return problem;
+      const n = BigInt(value);
+      return n >= BigInt(INT64_MIN) && n <= BigInt(INT64_MAX) ? undefined : problem;
+    }
+    case "json":
+      try {
+        JSON.parse(value);
+        return undefined;
+      } catch {
+        return "must be valid JSON text for a json flag";
+      }
+    case "string":
+      return undefined;
+  }
+}

@@ -1,0 +1,116 @@
+// The HTTP shell: routes a request to a response the state already holds. No framework: each
+// route is a map lookup and one write (bench/sidecar measures the difference this makes).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Registry } from "prom-client";
+import type { FlagState } from "./flags.ts";
+import { flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
+import { errorResponse, JSON_TYPE, prepare, TEXT_TYPE, type PreparedResponse } from "./responses.ts";
+import type { SidecarStats } from "./stats.ts";
+import type { ChangeStream } from "./stream.ts";
+
+export interface ServerParts {
+  namespace: string;
+  state: FlagState;
+  stream: ChangeStream;
+  stats: SidecarStats;
+  metrics: () => Promise<Registry>;
+}
+
+const OK = prepare(200, TEXT_TYPE, "ok");
+const NOT_READY = errorResponse(503, "flags not loaded from Kubernetes yet", ["Retry-After", "1"]);
+const NOT_FOUND = errorResponse(404, "not found");
+const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
+
+const EMPTY = Buffer.alloc(0);
+
+function send(response: ServerResponse, prepared: PreparedResponse): void {
+  response.writeHead(prepared.status, prepared.headers);
+  response.end(prepared.body);
+}
+
+function methodNotAllowed(allowed: string): PreparedResponse {
+  return errorResponse(405, `method not allowed; use ${allowed}`, ["Allow", allowed]);
+}
+
+export function createSidecarServer(parts: ServerParts): Server {
+  const { state, stream, stats, namespace } = parts;
+  const flagNotFoundResponse = (name: string) =>
+    errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
+
+  /** The response to send, or undefined when the route answers by itself (stream, metrics). */
+  const respond = (request: IncomingMessage, response: ServerResponse): PreparedResponse | undefined => {
+    const url = request.url ?? "/";
+    const query = url.indexOf("?");
+    const path = query === -1 ? url : url.slice(0, query);
+    // HEAD is GET without a body (node:http drops the body of a HEAD response).
+    const isGet = request.method === "GET" || request.method === "HEAD";
+
+    if (path === "/flags" || path.startsWith("/flags/")) {
+      if (!isGet) return methodNotAllowed("GET");
+      if (path === "/flags/stream") {
+        // Accepted before the first sync too: the initial list then arrives as update events.
+        stats.requests.stream++;
+        stream.subscribe(request, response);
+        return undefined;
+      }
+      if (!stats.ready) return NOT_READY;
+      if (path === "/flags") {
+        stats.requests.flags++;
+        return state.listResponse();
+      }
+      const rest = path.slice("/flags/".length);
+      const slash = rest.indexOf("/");
+      const name = slash === -1 ? rest : rest.slice(0, slash);
+      const entry = state.get(name);
+      if (slash === -1) {
+        stats.requests.flag++;
+        return entry ? entry.object : flagNotFoundResponse(name);
+      }
+      if (rest.slice(slash) === "/value") {
+        stats.requests.value++;
+        return entry ? entry.value : flagNotFoundResponse(name);
+      }
+    } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
+      // Flag names are DNS labels: a key that needs percent-decoding names no flag anyway.
+      const key = path.slice(OFREP_PREFIX.length + 1);
+      if (request.method !== "POST") return methodNotAllowed("POST");
+      // The evaluation context is not read (flags are static); node:http discards the unread body.
+      if (!stats.ready) return NOT_READY;
+      if (key === "") {
+        stats.requests.ofrep_bulk++;
+        const bulk = state.ofrepBulk();
+        return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
+          ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
+          : bulk.response;
+      }
+      if (!key.includes("/")) {
+        stats.requests.ofrep_single++;
+        return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+      }
+    } else if (path === "/healthz") {
+      stats.requests.healthz++;
+      if (!isGet) return methodNotAllowed("GET");
+      // Ready once the first list is done; stays ready through API outages (the flags are still served).
+      return stats.ready ? OK : NOT_READY;
+    } else if (path === "/metrics") {
+      stats.requests.metrics++;
+      if (!isGet) return methodNotAllowed("GET");
+      parts
+        .metrics()
+        .then(async (registry) => {
+          send(response, prepare(200, registry.contentType, await registry.metrics()));
+        })
+        .catch((error: unknown) => {
+          send(response, errorResponse(500, `metrics: ${String(error)}`));
+        });
+      return undefined;
+    }
+    stats.requests.other++;
+    return NOT_FOUND;
+  };
+
+  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    const prepared = respond(request, response);
+    if (prepared) send(response, prepared);
+  });
+}

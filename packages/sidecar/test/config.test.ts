@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { configFromEnv } from "../src/config.ts";
+import { kubeconfigConnection, type Kubeconfig } from "../src/kube-connection.ts";
+
+describe("configFromEnv", () => {
+  it("defaults to port 8514 on all interfaces and the in-cluster ServiceAccount", () => {
+    expect(configFromEnv({ POD_NAMESPACE: "shop" })).toEqual({
+      namespace: "shop",
+      port: 8514,
+      host: "0.0.0.0",
+      kubeconfigPath: undefined,
+      heartbeatMs: 15_000,
+      logLevel: "info",
+    });
+  });
+
+  it("reads the port, host, heartbeat and the first KUBECONFIG file", () => {
+    expect(
+      configFromEnv({
+        POD_NAMESPACE: "shop",
+        SVC_SIDECAR_PORT: "9000",
+        SVC_SIDECAR_HOST: "127.0.0.1",
+        SVC_SIDECAR_HEARTBEAT_MS: "500",
+        KUBECONFIG: "/a/config:/b/config",
+      }),
+    ).toMatchObject({ port: 9000, host: "127.0.0.1", heartbeatMs: 500, kubeconfigPath: "/a/config" });
+  });
+
+  it("names the variable that is wrong", () => {
+    expect(() => configFromEnv({})).toThrow(/POD_NAMESPACE/);
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: "http" })).toThrow(
+      /SVC_SIDECAR_PORT/,
+    );
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: "70000" })).toThrow(
+      /SVC_SIDECAR_PORT/,
+    );
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_HEARTBEAT_MS: "5" })).toThrow(
+      /SVC_SIDECAR_HEARTBEAT_MS/,
+    );
+  });
+});
+
+describe("kubeconfigConnection", () => {
+  const base: Kubeconfig = {
+    "current-context": "dev",
+    contexts: [{ name: "dev", context: { cluster: "c", user: "u" } }],
+    clusters: [
+      { name: "c", cluster: { server: "https://127.0.0.1:6443/", "certificate-authority-data": "Q0E=" } },
+    ],
+    users: [{ name: "u", user: { token: "secret" } }],
+  };
+  const files: Record<string, string> = {
+    "/certs/client.crt": "CERT",
+    "/certs/client.key": "KEY",
+    "/t": "tok\n",
+  };
+  const readFile = (path: string) => Buffer.from(files[path] ?? "");
+
+  it("takes server, CA and token from the current context", () => {
+    const connection = kubeconfigConnection(base, readFile);
+    expect(connection.server).toBe("https://127.0.0.1:6443");
+    expect(connection.ca?.toString()).toBe("CA");
+    expect(connection.token()).toBe("secret");
+    expect(connection.rejectUnauthorized).toBe(true);
+  });
+
+  it("reads client certificates and token files, and honours insecure-skip-tls-verify", () => {
+    const connection = kubeconfigConnection(
+      {
+        ...base,
+        clusters: [{ name: "c", cluster: { server: "https://k", "insecure-skip-tls-verify": true } }],
+        users: [
+          {
+            name: "u",
+            user: {
+              "client-certificate": "/certs/client.crt",
+              "client-key": "/certs/client.key",
+              tokenFile: "/t",
+            },
+          },
+        ],
+      },
+      readFile,
+    );
+    expect(connection.cert?.toString()).toBe("CERT");
+    expect(connection.key?.toString()).toBe("KEY");
+    expect(connection.token()).toBe("tok");
+    expect(connection.rejectUnauthorized).toBe(false);
+    expect(connection.ca).toBeUndefined();
+  });
+
+  it("refuses exec plugins and unknown contexts with a message", () => {
+    expect(() =>
+      kubeconfigConnection({ ...base, users: [{ name: "u", user: { exec: { command: "aws" } } }] }, readFile),
+    ).toThrow(/token and client-certificate users only/);
+    expect(() => kubeconfigConnection({ ...base, "current-context": "prod" }, readFile)).toThrow(
+      /no context named "prod"/,
+    );
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { FlagState, toSidecarFlag, type FeatureFlagObject } from "../src/flags.ts";
+
+function featureFlag(
+  name: string,
+  spec: FeatureFlagObject["spec"],
+  resourceVersion = "1",
+): FeatureFlagObject {
+  return { metadata: { name, resourceVersion }, spec };
+}
+
+const checkout = featureFlag("new-checkout", { type: "boolean", defaultValue: "true" });
+
+describe("toSidecarFlag", () => {
+  it("maps name, type, defaultValue and enabled (absent means enabled) to the sidecar object", () => {
+    expect(toSidecarFlag(checkout)).toEqual({
+      name: "new-checkout",
+      type: "boolean",
+      value: "true",
+      disabled: false,
+    });
+    expect(
+      toSidecarFlag(featureFlag("limit", { type: "integer", defaultValue: "5", enabled: false })),
+    ).toEqual({
+      name: "limit",
+      type: "integer",
+      value: "5",
+      disabled: true,
+    });
+  });
+
+  it("refuses objects that are no usable flag", () => {
+    expect(toSidecarFlag({ metadata: { name: "x" } })).toBeUndefined();
+    expect(toSidecarFlag(featureFlag("x", { type: "float" as "json", defaultValue: "1" }))).toBeUndefined();
+    expect(toSidecarFlag(featureFlag("x", { type: "string" }))).toBeUndefined();
+    expect(toSidecarFlag({ spec: { type: "string", defaultValue: "" } })).toBeUndefined();
+  });
+});
+
+describe("FlagState", () => {
+  it("numbers changes in order: added, modified, deleted", () => {
+    const state = new FlagState();
+    expect(state.apply("ADDED", checkout)).toEqual([
+      {
+        kind: "update",
+        revision: 1,
+        flag: { name: "new-checkout", type: "boolean", value: "true", disabled: false },
+      },
+    ]);
+    const toggled = featureFlag(
+      "new-checkout",
+      { type: "boolean", defaultValue: "true", enabled: false },
+      "2",
+    );
+    expect(state.apply("MODIFIED", toggled)).toMatchObject([
+      { kind: "update", revision: 2, flag: { disabled: true } },
+    ]);
+    expect(state.apply("DELETED", toggled)).toEqual([{ kind: "delete", revision: 3, name: "new-checkout" }]);
+    expect(state.size).toBe(0);
+    expect(state.revision).toBe(3);
+  });
+
+  it("emits nothing for a modification that changes no served field (status, description)", () => {
+    const state = new FlagState();
+    state.apply("ADDED", checkout);
+    const described = featureFlag(
+      "new-checkout",
+      { type: "boolean", defaultValue: "true", enabled: true },
+      "7",
+    );
+    expect(state.apply("MODIFIED", described)).toEqual([]);
+    expect(state.apply("DELETED", featureFlag("unknown", {}))).toEqual([]);
+    expect(state.revision).toBe(1);
+  });
+
+  it("drops a flag whose object stops being usable", () => {
+    const state = new FlagState();
+    state.apply("ADDED", checkout);
+    expect(state.apply("MODIFIED", featureFlag("new-checkout", { type: "boolean" }))).toEqual([
+      { kind: "delete", revision: 2, name: "new-checkout" },
+    ]);
+  });
+
+  it("replace (a relist) emits exactly the difference, and nothing when nothing changed", () => {
+    const state = new FlagState();
+    const a = featureFlag("a", { type: "string", defaultValue: "1" });
+    const b = featureFlag("b", { type: "string", defaultValue: "2" });
+    expect(state.replace([a, b]).map((c) => c.kind)).toEqual(["update", "update"]);
+    expect(state.replace([a, b])).toEqual([]);
+    const b2 = featureFlag("b", { type: "string", defaultValue: "3" });
+    const c = featureFlag("c", { type: "json", defaultValue: "{}" });
+    expect(state.replace([b2, c])).toEqual([
+      { kind: "delete", revision: 3, name: "a" },
+      { kind: "update", revision: 4, flag: { name: "b", type: "string", value: "3", disabled: false } },
+      { kind: "update", revision: 5, flag: { name: "c", type: "json", value: "{}", disabled: false } },
+    ]);
+  });
+
+  it("lists entries in name order and re-renders whole-namespace responses after a change", () => {
+    const state = new FlagState();
+    state.replace([
+      featureFlag("zeta", { type: "string", defaultValue: "z" }),
+      featureFlag("alpha", { type: "string", defaultValue: "a" }),
+    ]);
+    expect(state.entries().map((e) => e.flag.name)).toEqual(["alpha", "zeta"]);
+    const list = state.listResponse();
+    expect(state.listResponse()).toBe(list);
+    expect(JSON.parse(list.body.toString())).toEqual([
+      { name: "alpha", type: "string", value: "a", disabled: false },
+      { name: "zeta", type: "string", value: "z", disabled: false },
+    ]);
+    const etag = state.ofrepBulk().etag;
+    state.apply("MODIFIED", featureFlag("alpha", { type: "string", defaultValue: "b" }));
+    expect(state.listResponse()).not.toBe(list);
+    expect((JSON.parse(state.listResponse().body.toString()) as unknown[])[0]).toMatchObject({ value: "b" });
+    expect(state.ofrepBulk().etag).not.toBe(etag);
+  });
+});

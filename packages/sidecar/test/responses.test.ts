@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { errorResponse, renderFlag, renderFlagList, renderOfrepBulk } from "../src/responses.ts";
+import { etagOf } from "../src/ofrep.ts";
+
+function header(headers: string[], name: string): string | undefined {
+  const index = headers.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name.toLowerCase());
+  return index === -1 ? undefined : headers[index + 1];
+}
+
+describe("renderFlag", () => {
+  const enabled = renderFlag({ name: "colour", type: "string", value: "blåu", disabled: false });
+
+  it("renders the flag object, the raw value and the OFREP evaluation once", () => {
+    expect(JSON.parse(enabled.json)).toEqual({
+      name: "colour",
+      type: "string",
+      value: "blåu",
+      disabled: false,
+    });
+    expect(enabled.object.status).toBe(200);
+    expect(enabled.object.body.toString()).toBe(enabled.json);
+    expect(enabled.value).toMatchObject({ status: 200 });
+    expect(enabled.value.body.toString()).toBe("blåu");
+    expect(header(enabled.value.headers, "content-type")).toBe("text/plain; charset=utf-8");
+    // Content-Length counts bytes, not characters.
+    expect(header(enabled.value.headers, "content-length")).toBe("5");
+    expect(JSON.parse(enabled.ofrep.body.toString())).toEqual({
+      key: "colour",
+      reason: "STATIC",
+      value: "blåu",
+    });
+  });
+
+  it("withdraws the raw value of a disabled flag (404 {error}) but keeps it in the object", () => {
+    const disabled = renderFlag({ name: "colour", type: "string", value: "blue", disabled: true });
+    expect(disabled.value.status).toBe(404);
+    expect(JSON.parse(disabled.value.body.toString())).toEqual({ error: "flag colour is disabled" });
+    expect(JSON.parse(disabled.object.body.toString())).toMatchObject({ value: "blue", disabled: true });
+    expect(JSON.parse(disabled.ofrep.body.toString())).toEqual({ key: "colour", reason: "DISABLED" });
+  });
+});
+
+describe("whole-namespace responses", () => {
+  const a = renderFlag({ name: "a", type: "boolean", value: "true", disabled: false });
+  const b = renderFlag({ name: "b", type: "integer", value: "7", disabled: true });
+
+  it("lists flag objects as a JSON array", () => {
+    expect(JSON.parse(renderFlagList([a, b]).body.toString())).toEqual([
+      { name: "a", type: "boolean", value: "true", disabled: false },
+      { name: "b", type: "integer", value: "7", disabled: true },
+    ]);
+    expect(renderFlagList([]).body.toString()).toBe("[]");
+  });
+
+  it("gives the OFREP bulk body an ETag header equal to its content's tag", () => {
+    const { response, etag } = renderOfrepBulk([a, b]);
+    expect(header(response.headers, "etag")).toBe(etag);
+    expect(etag).toBe(etagOf(response.body));
+    expect(JSON.parse(response.body.toString())).toEqual({
+      flags: [
+        { key: "a", reason: "STATIC", value: true },
+        { key: "b", reason: "DISABLED" },
+      ],
+    });
+  });
+
+  it("renders errors as {error}", () => {
+    const response = errorResponse(405, "no", ["Allow", "GET"]);
+    expect(response.status).toBe(405);
+    expect(JSON.parse(response.body.toString())).toEqual({ error: "no" });
+    expect(header(response.headers, "allow")).toBe("GET");
+  });
+});
