@@ -6,12 +6,12 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane check crds
+.PHONY: dev test install controlplane postgres check crds
 
 dev: install controlplane
 	node packages/cli/src/main.ts dev
 
-test: install controlplane check
+test: install controlplane postgres check
 	vitest run
 
 install: node_modules/.install-stamp
@@ -22,6 +22,12 @@ node_modules/.install-stamp: package.json package-lock.json $(wildcard packages/
 
 controlplane:
 	hack/controlplane/build.sh
+
+# The integration tests start a real PostgreSQL server (Debian's package); install it only when
+# no server binaries are there (needs root, as on CI).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql; }
 
 check: install
 	tsc -p tsconfig.json --noEmit

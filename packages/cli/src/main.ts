@@ -12,6 +12,14 @@ const commands: Record<string, Command> = {
     summary: "run svc on this machine against a local Kubernetes control plane, with demo data",
     run: async () => (await import("./commands/dev.ts")).runDev(),
   },
+  api: {
+    summary: "run the REST API server (port 8090; settings from SVC_* environment variables)",
+    run: async () => (await import("./commands/api.ts")).runApi(),
+  },
+  "reset-admin-password": {
+    summary: "set a new password for the admin user (from SVC_ADMIN_PASSWORD, stdin, or generated)",
+    run: async (args) => (await import("./commands/reset-admin-password.ts")).runResetAdminPassword(args),
+  },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",
     run: async () => (await import("./commands/sidecar.ts")).runSidecarCommand(),

@@ -1,0 +1,96 @@
+import { AUDIT_ACTIONS, AUDIT_RESOURCES, fieldPath, type FieldError, type Validated } from "@svc/core";
+import Type from "typebox";
+
+export const AUDIT_LIMIT_DEFAULT = 100;
+export const AUDIT_LIMIT_MAX = 1000;
+
+/** The query string as it arrives: every parameter a string, unknown ones refused. */
+export const AuditQueryString = Type.Object(
+  {
+    resource: Type.Optional(Type.Enum([...AUDIT_RESOURCES], { description: "Resource type." })),
+    action: Type.Optional(Type.Enum([...AUDIT_ACTIONS])),
+    cluster: Type.Optional(Type.String({ maxLength: 253 })),
+    actor: Type.Optional(Type.String({ maxLength: 253 })),
+    since: Type.Optional(
+      Type.String({ maxLength: 64, description: "ISO 8601 time; events at or after it." }),
+    ),
+    until: Type.Optional(Type.String({ maxLength: 64, description: "ISO 8601 time; events before it." })),
+    limit: Type.Optional(
+      Type.String({ maxLength: 8, description: `1-${AUDIT_LIMIT_MAX}, default ${AUDIT_LIMIT_DEFAULT}.` }),
+    ),
+    before: Type.Optional(
+      Type.String({ maxLength: 20, description: "Event id: the page of events older than it." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AuditQueryString = Type.Static<typeof AuditQueryString>;
+
+export interface AuditQuery {
+  resource?: string;
+  action?: string;
+  cluster?: string;
+  actor?: string;
+  /** ISO 8601 UTC, normalised like stored timestamps so that text comparison is time comparison. */
+  since?: string;
+  until?: string;
+  limit: number;
+  beforeId?: number;
+}
+
+function time(name: string, raw: string | undefined, errors: FieldError[]): string | undefined {
+  if (raw === undefined) return undefined;
+  // Only full ISO 8601 dates or date-times: Date.parse alone accepts too much ("1", "May 5").
+  const ms = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) ? Date.parse(raw) : NaN;
+  if (Number.isNaN(ms)) {
+    errors.push({
+      field: fieldPath("query", name),
+      message: "must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z",
+    });
+    return undefined;
+  }
+  return new Date(ms).toISOString();
+}
+
+function positive(
+  name: string,
+  raw: string | undefined,
+  max: number,
+  errors: FieldError[],
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= 1 && value <= max)) {
+    errors.push({ field: fieldPath("query", name), message: `must be an integer between 1 and ${max}` });
+    return undefined;
+  }
+  return value;
+}
+
+/** Turns the (schema-checked) query string into a query the store runs. */
+export function parseAuditQuery(query: AuditQueryString): Validated<AuditQuery> {
+  const errors: FieldError[] = [];
+  const since = time("since", query.since, errors);
+  const until = time("until", query.until, errors);
+  const limit = positive("limit", query.limit, AUDIT_LIMIT_MAX, errors) ?? AUDIT_LIMIT_DEFAULT;
+  const beforeId = positive("before", query.before, Number.MAX_SAFE_INTEGER, errors);
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      ...(query.resource === undefined ? {} : { resource: query.resource }),
+      ...(query.action === undefined ? {} : { action: query.action }),
+      ...(query.cluster === undefined ? {} : { cluster: query.cluster }),
+      ...(query.actor === undefined ? {} : { actor: query.actor }),
+      ...(since === undefined ? {} : { since }),
+      ...(until === undefined ? {} : { until }),
+      limit,
+      ...(beforeId === undefined ? {} : { beforeId }),
+    },
+  };
+}
+
+/** Oldest timestamp that retention keeps. */
+export function retentionCutoff(now: number, retentionDays: number): string {
+  return new Date(now - retentionDays * 24 * 60 * 60 * 1000).toISOString();
+}

@@ -1,0 +1,70 @@
+import { ROUTE_RULES } from "@svc/core";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { isoTime, type ApiContext } from "../context.ts";
+import { outcomeOf, type NewAuditEvent } from "./event.ts";
+
+/** Audit fields are bounded: a name that a client made up never fills the log. */
+const NAME_MAX = 253;
+
+function stringField(source: unknown, ...names: string[]): string | undefined {
+  if (typeof source !== "object" || source === null) return undefined;
+  for (const name of names) {
+    const value = (source as Record<string, unknown>)[name];
+    if (typeof value === "string") return value.slice(0, NAME_MAX);
+  }
+  return undefined;
+}
+
+/** The audit event of a finished request, or undefined when the route is not audited. */
+export function auditEventOf(
+  request: FastifyRequest,
+  status: number,
+  now: number,
+): NewAuditEvent | undefined {
+  const audit = request.routeKey === undefined ? undefined : ROUTE_RULES[request.routeKey]?.audit;
+  if (audit === undefined) return undefined;
+  const note = request.auditNote ?? {};
+  const isLogin = audit.action === "login";
+  // An anonymous request to a mutating route (401) is not recorded, or anyone could flood the
+  // log; failed logins are, under the username that was tried.
+  if (request.actor === undefined && !isLogin) return undefined;
+  const actor = request.actor?.username ?? note.attemptedActor ?? stringField(request.body, "username") ?? "";
+  const outcome = outcomeOf(status);
+  return {
+    timestamp: isoTime(now),
+    actor,
+    actorRole: request.actor?.role ?? "",
+    action: isLogin && outcome !== "success" ? "login_failed" : audit.action,
+    resource: audit.resource,
+    resourceName:
+      note.resourceName ??
+      (audit.resource === "session"
+        ? actor
+        : (stringField(request.params, "username", "name", "id") ??
+          stringField(request.body, "username", "name", "id") ??
+          "")),
+    namespace: stringField(request.params, "namespace") ?? "",
+    cluster: stringField(request.query, "clusterId") ?? stringField(request.body, "clusterId") ?? "",
+    outcome,
+    sourceIp: request.ip,
+    details: outcome === "success" ? (note.details ?? {}) : { status, error: request.errorMessage ?? "" },
+  };
+}
+
+/**
+ * Records every audited request once its status is known and before the response leaves, so
+ * that a client reading the log right after its change finds it there.
+ */
+export function installAuditRecorder(app: FastifyInstance, ctx: ApiContext): void {
+  app.addHook("onSend", async (request, reply, payload) => {
+    const event = auditEventOf(request, reply.statusCode, ctx.now());
+    if (event === undefined) return payload;
+    try {
+      await ctx.audit.append(event);
+    } catch (error) {
+      ctx.metrics.auditWriteFailures.inc();
+      request.log.error({ err: error }, "could not write the audit event");
+    }
+    return payload;
+  });
+}

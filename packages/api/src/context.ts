@@ -1,0 +1,24 @@
+import type { ApiConfig } from "./config.ts";
+import type { SessionStore } from "./auth/sessions.ts";
+import type { LoginThrottle } from "./auth/throttle.ts";
+import type { Metrics } from "./metrics.ts";
+import type { AuditRepo } from "./store/audit.ts";
+import type { Store } from "./store/db.ts";
+import type { UsersRepo } from "./store/users.ts";
+
+/** What the route plugins share: built once per server by buildApiServer. */
+export interface ApiContext {
+  config: ApiConfig;
+  store: Store;
+  users: UsersRepo;
+  audit: AuditRepo;
+  sessions: SessionStore;
+  throttle: LoginThrottle;
+  metrics: Metrics;
+  /** Milliseconds since the epoch; injectable so that tests can pass 24 hours without waiting. */
+  now: () => number;
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

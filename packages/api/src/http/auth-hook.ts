@@ -1,0 +1,59 @@
+import { authorizeRoute, ROUTE_RULES, routeKey } from "@svc/core";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { bearerToken } from "../auth/sessions.ts";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "./errors.ts";
+
+/** Resolves the caller of a request from its bearer token, or explains (401) why there is none. */
+async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<void> {
+  const header = request.headers.authorization;
+  if (header === undefined) throw new HttpError(401, "missing bearer token: log in first");
+  const token = bearerToken(header);
+  if (token === undefined)
+    throw new HttpError(401, "invalid token: expected 'Authorization: Bearer <64 hex>'");
+  const lookup = ctx.sessions.lookup(token);
+  if (!lookup.found) {
+    throw new HttpError(401, lookup.reason === "expired" ? "token expired" : "invalid or ended token");
+  }
+  // The user is read on every request: a role change applies at once, and a deleted user or a
+  // changed password ends the session, also when the change was made through another replica.
+  const user = await ctx.users.find(lookup.session.username);
+  if (user === undefined || user.securityStamp !== lookup.session.securityStamp) {
+    ctx.sessions.close(token);
+    throw new HttpError(401, "session ended: the user was deleted or its password changed");
+  }
+  request.actor = { username: user.username, role: user.role };
+  request.sessionToken = token;
+}
+
+/**
+ * The one place where access is decided: every route is looked up in core's ROUTE_RULES
+ * (refused at registration when it has no row), then 401 or 403 before any handler runs.
+ */
+export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
+  app.decorateRequest("routeKey", undefined);
+  app.decorateRequest("actor", undefined);
+  app.decorateRequest("sessionToken", undefined);
+  app.decorateRequest("auditNote", undefined);
+  app.decorateRequest("errorMessage", undefined);
+
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      const key = routeKey(method, route.url);
+      if (ROUTE_RULES[key] === undefined) throw new Error(`route ${key} has no row in ROUTE_RULES`);
+    }
+  });
+
+  app.addHook("onRequest", async (request) => {
+    const url = request.routeOptions.url;
+    if (url === undefined) return; // no route: the 404 handler answers
+    const key = routeKey(request.method, url);
+    request.routeKey = key;
+    if (ROUTE_RULES[key]?.access === "public") return;
+    await authenticate(ctx, request);
+    const decision = authorizeRoute(ROUTE_RULES, key, request.actor?.role);
+    if (decision.outcome === "unauthenticated")
+      throw new HttpError(401, "missing bearer token: log in first");
+    if (decision.outcome !== "allow") throw new HttpError(403, decision.message);
+  });
+}

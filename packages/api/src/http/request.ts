@@ -1,0 +1,28 @@
+import type { Actor } from "../users/rules.ts";
+
+/** What the auth and audit hooks learn about a request, for the handlers and for each other. */
+declare module "fastify" {
+  interface FastifyRequest {
+    /** "METHOD /path/{param}": the request's row in core's ROUTE_RULES. */
+    routeKey: string | undefined;
+    /** The authenticated caller (or, for a login, the user who just logged in). */
+    actor: Actor | undefined;
+    /** The bearer token of an authenticated request. */
+    sessionToken: string | undefined;
+    /** Set by handlers: what the audit event records beyond what the hook derives. */
+    auditNote: AuditNote | undefined;
+    /** The `{error}` message sent, kept for the audit event of a refused request. */
+    errorMessage: string | undefined;
+  }
+  /** A one-line description of the route, for the OpenAPI document. */
+  interface FastifySchema {
+    summary?: string;
+  }
+}
+
+export interface AuditNote {
+  /** For a failed login: the username that was tried. */
+  attemptedActor?: string;
+  resourceName?: string;
+  details?: Record<string, unknown>;
+}

@@ -1,0 +1,77 @@
+import { ROLES } from "@svc/core";
+import type { FastifyInstance } from "fastify";
+import Type from "typebox";
+import { dummyPasswordHash, verifyPassword } from "../auth/passwords.ts";
+import { isoTime, type ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { passwordProblem } from "../users/rules.ts";
+import { MessageBody } from "./schemas.ts";
+
+/** Lengths only bound the work a login can cause; a name that cannot exist just fails (401). */
+const LoginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 253 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+type LoginBody = Type.Static<typeof LoginBody>;
+
+const Me = Type.Object({ username: Type.String(), role: Type.Enum([...ROLES]) });
+
+const LoginResponse = Type.Object({
+  token: Type.String({ description: "64 hex characters; send as 'Authorization: Bearer <token>'." }),
+  expiresAt: Type.String({ format: "date-time" }),
+  user: Me,
+});
+
+const INVALID_CREDENTIALS = "invalid username or password";
+
+export function authRoutes(ctx: ApiContext) {
+  return (app: FastifyInstance, _options: unknown, done: () => void) => {
+    app.post<{ Body: LoginBody }>(
+      "/api/v1/auth/login",
+      { schema: { summary: "Log in", body: LoginBody, response: { 200: LoginResponse } } },
+      async (request) => {
+        const { username, password } = request.body;
+        request.auditNote = { attemptedActor: username };
+        const throttle = ctx.throttle.check(username);
+        if (!throttle.allowed) {
+          ctx.metrics.logins.inc({ outcome: "throttled" });
+          throw new HttpError(429, "too many failed logins for this user: try again later", {
+            "retry-after": String(throttle.retryAfterSeconds),
+          });
+        }
+        const user = await ctx.users.find(username);
+        // Unknown users cost a bcrypt comparison too: the timing does not tell who exists.
+        const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+        if (user === undefined || !matches || passwordProblem(password) !== undefined) {
+          ctx.throttle.recordFailure(username);
+          ctx.metrics.logins.inc({ outcome: "failure" });
+          throw new HttpError(401, INVALID_CREDENTIALS);
+        }
+        ctx.throttle.recordSuccess(username);
+        ctx.metrics.logins.inc({ outcome: "success" });
+        const { token, session } = ctx.sessions.open(user.username, user.securityStamp);
+        request.actor = { username: user.username, role: user.role };
+        return { token, expiresAt: isoTime(session.expiresAt), user: request.actor };
+      },
+    );
+
+    app.post(
+      "/api/v1/auth/logout",
+      { schema: { summary: "Log out: the presented token stops working", response: { 200: MessageBody } } },
+      (request) => {
+        if (request.sessionToken !== undefined) ctx.sessions.close(request.sessionToken);
+        return { message: "logged out" };
+      },
+    );
+
+    app.get(
+      "/api/v1/auth/me",
+      { schema: { summary: "The caller's username and role", response: { 200: Me } } },
+      (request) => request.actor,
+    );
+    done();
+  };
+}

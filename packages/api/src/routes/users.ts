@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import Type from "typebox";
+import { changedFields } from "../audit/event.ts";
+import { hashPassword } from "../auth/passwords.ts";
+import { isoTime, type ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import {
+  deleteDecision,
+  passwordProblem,
+  updateDecision,
+  updatePermission,
+  type Actor,
+  type Refusal,
+} from "../users/rules.ts";
+import {
+  CreateUserBody,
+  UpdateUserBody,
+  UsernameParams,
+  UserView,
+  type CreateUserBody as CreateUser,
+  type UpdateUserBody as UpdateUser,
+} from "../users/schemas.ts";
+import { MessageBody } from "./schemas.ts";
+
+function refuse(refusal: Refusal | undefined): void {
+  if (refusal !== undefined) throw new HttpError(refusal.status, refusal.error);
+}
+
+function checkPassword(password: string | undefined): void {
+  const problem = password === undefined ? undefined : passwordProblem(password);
+  if (problem !== undefined) throw new HttpError(400, problem);
+}
+
+/** The auth hook ran before any handler of these routes: a missing actor is a wiring bug. */
+function actorOf(request: FastifyRequest): Actor {
+  if (request.actor === undefined) throw new Error(`no authenticated actor on ${request.routeKey ?? "?"}`);
+  return request.actor;
+}
+
+export function userRoutes(ctx: ApiContext) {
+  return (app: FastifyInstance, _options: unknown, done: () => void) => {
+    app.get(
+      "/api/v1/users",
+      { schema: { summary: "Every user, by username", response: { 200: Type.Array(UserView) } } },
+      () => ctx.users.list(),
+    );
+
+    app.post<{ Body: CreateUser }>(
+      "/api/v1/users",
+      { schema: { summary: "Create a user (admin)", body: CreateUserBody, response: { 201: UserView } } },
+      async (request, reply) => {
+        const { username, password, role } = request.body;
+        checkPassword(password);
+        // A cheap early answer; the primary key still decides between concurrent creations.
+        if ((await ctx.users.find(username)) !== undefined) {
+          throw new HttpError(409, `user ${username} already exists`);
+        }
+        const passwordHash = await hashPassword(password);
+        const user = await ctx.users.create({ username, role, passwordHash }, isoTime(ctx.now()));
+        if (user === undefined) throw new HttpError(409, `user ${username} already exists`);
+        request.auditNote = { resourceName: username, details: changedFields({}, { username, role }) };
+        return reply.code(201).send({ username, role, createdAt: user.createdAt });
+      },
+    );
+
+    app.put<{ Params: { username: string }; Body: UpdateUser }>(
+      "/api/v1/users/:username",
+      {
+        schema: {
+          summary: "Change a password or role (admin: anyone; others: own password only)",
+          params: UsernameParams,
+          body: UpdateUserBody,
+          response: { 200: MessageBody },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        const target = request.params.username;
+        const { password, role } = request.body;
+        refuse(updatePermission(actor, target, request.body));
+        checkPassword(password);
+        const passwordHash = password === undefined ? undefined : await hashPassword(password);
+        const { before, stamp } = await ctx.users.withUserState(target, async (state, writer) => {
+          refuse(
+            updateDecision(target, role, { targetRole: state.target?.role, adminCount: state.adminCount }),
+          );
+          const securityStamp = await writer.update(
+            {
+              ...(role === undefined ? {} : { role }),
+              ...(passwordHash === undefined ? {} : { passwordHash }),
+            },
+            isoTime(ctx.now()),
+          );
+          return { before: state.target, stamp: securityStamp };
+        });
+        if (stamp !== undefined) {
+          // A new password ends the user's other sessions; the caller's own one carries on.
+          const own = actor.username === target ? request.sessionToken : undefined;
+          ctx.sessions.closeUserSessions(target, own);
+          if (own !== undefined) ctx.sessions.restamp(own, stamp);
+        }
+        const diff = changedFields({ role: before?.role }, { role: role ?? before?.role });
+        request.auditNote = {
+          details: { ...diff, ...(password === undefined ? {} : { passwordChanged: true }) },
+        };
+        return { message: `user ${target} updated` };
+      },
+    );
+
+    app.delete<{ Params: { username: string } }>(
+      "/api/v1/users/:username",
+      {
+        schema: {
+          summary: "Delete a user (admin; not yourself, not the last admin)",
+          params: UsernameParams,
+          response: { 200: MessageBody },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        const target = request.params.username;
+        const before = await ctx.users.withUserState(target, async (state, writer) => {
+          refuse(
+            deleteDecision(actor, target, { targetRole: state.target?.role, adminCount: state.adminCount }),
+          );
+          await writer.delete();
+          return state.target;
+        });
+        ctx.sessions.closeUserSessions(target);
+        request.auditNote = { details: changedFields({ username: target, role: before?.role }, {}) };
+        return { message: `user ${target} deleted` };
+      },
+    );
+    done();
+  };
+}

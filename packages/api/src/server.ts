@@ -1,0 +1,143 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyInstance } from "fastify";
+import { retentionCutoff } from "./audit/query.ts";
+import { installAuditRecorder } from "./audit/recorder.ts";
+import { SessionStore } from "./auth/sessions.ts";
+import { LoginThrottle } from "./auth/throttle.ts";
+import type { ApiConfig } from "./config.ts";
+import type { ApiContext } from "./context.ts";
+import { installAuth } from "./http/auth-hook.ts";
+import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
+import "./http/request.ts";
+import { createMetrics, metricsServer } from "./metrics.ts";
+import { auditRoutes } from "./routes/audit.ts";
+import { authRoutes } from "./routes/auth.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
+import { userRoutes } from "./routes/users.ts";
+import { AuditRepo } from "./store/audit.ts";
+import { openStore } from "./store/db.ts";
+import { UsersRepo } from "./store/users.ts";
+import { ensureInitialAdmin } from "./users/admin.ts";
+
+/** DESIGN.md §4: request bodies up to 1 MiB, else 413. */
+export const BODY_LIMIT = 1024 * 1024;
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface ApiServer {
+  app: FastifyInstance;
+  context: ApiContext;
+  /** Listens on the configured API and metrics ports; returns their base URLs. */
+  listen: () => Promise<{ url: string; metricsUrl: string }>;
+  /** Graceful: stops accepting, lets in-flight requests finish, then closes the database. */
+  close: () => Promise<void>;
+}
+
+export interface ApiServerOptions {
+  /** Clock in ms since the epoch (tests move it to expire tokens). */
+  now?: () => number;
+}
+
+/** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
+export async function buildApiServer(config: ApiConfig, options: ApiServerOptions = {}): Promise<ApiServer> {
+  const now = options.now ?? Date.now;
+  const store = await openStore(config.database);
+  const context: ApiContext = {
+    config,
+    store,
+    users: new UsersRepo(store),
+    audit: new AuditRepo(store),
+    sessions: new SessionStore(now),
+    throttle: new LoginThrottle(now),
+    metrics: createMetrics(),
+    now,
+  };
+  try {
+    await ensureInitialAdmin(context.users, context.audit, config.adminPassword, now());
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Tokens and passwords never reach the log (bodies are not logged at all).
+      redact: ["req.headers.authorization", "req.headers.cookie"],
+    },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    exposeHeadRoutes: false,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    // A request Node's HTTP parser cannot read still gets a JSON {error}, then the connection ends.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify({ error: `malformed HTTP request: ${error.message}` });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+    // Validation errors are the validator's own messages (see typeboxValidatorCompiler).
+    schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
+  });
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  installErrorHandling(app);
+  installAuth(app, context);
+  installAuditRecorder(app, context);
+  const openApi = openApiRoutes();
+  app.addHook("onRoute", (route) => {
+    openApi.collect(route);
+  });
+  app.addHook("onRequest", async (request, reply) => {
+    void reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    context.metrics.requestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
+  });
+  await app.register(healthRoutes(context));
+  await app.register(authRoutes(context));
+  await app.register(userRoutes(context));
+  await app.register(auditRoutes(context));
+  await app.register(openApi.plugin);
+
+  const metricsApp = metricsServer(context.metrics);
+  const timers: NodeJS.Timeout[] = [];
+  const enforceRetention = async () => {
+    try {
+      const deleted = await context.audit.deleteOlderThan(retentionCutoff(now(), config.auditRetentionDays));
+      if (deleted > 0) app.log.info({ deleted }, "audit retention: old events deleted");
+    } catch (error) {
+      app.log.error({ err: error }, "audit retention failed");
+    }
+  };
+
+  return {
+    app,
+    context,
+    async listen() {
+      await enforceRetention();
+      timers.push(
+        setInterval(() => {
+          context.sessions.sweep();
+          context.throttle.sweep();
+        }, SWEEP_INTERVAL_MS).unref(),
+        setInterval(() => void enforceRetention(), RETENTION_INTERVAL_MS).unref(),
+      );
+      const url = await app.listen({ host: config.host, port: config.port });
+      const metricsUrl = await metricsApp.listen({ host: config.metricsHost, port: config.metricsPort });
+      return { url, metricsUrl };
+    },
+    async close() {
+      for (const timer of timers) clearInterval(timer);
+      await app.close();
+      await metricsApp.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { AuditQuery } from "../audit/query.ts";
+import type { AuditEvent, NewAuditEvent } from "../audit/event.ts";
+import type { AuditEventsTable, Store } from "./db.ts";
+
+function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): AuditEvent {
+  return {
+    id: Number(row.id),
+    timestamp: row.timestamp,
+    actor: row.actor,
+    actorRole: row.actor_role,
+    action: row.action as AuditEvent["action"],
+    resource: row.resource as AuditEvent["resource"],
+    resourceName: row.resource_name,
+    namespace: row.namespace,
+    cluster: row.cluster,
+    outcome: row.outcome as AuditEvent["outcome"],
+    sourceIp: row.source_ip,
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  };
+}
+
+export class AuditRepo {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async append(event: NewAuditEvent): Promise<void> {
+    await this.#store.db
+      .insertInto("audit_events")
+      .values({
+        timestamp: event.timestamp,
+        actor: event.actor,
+        actor_role: event.actorRole,
+        action: event.action,
+        resource: event.resource,
+        resource_name: event.resourceName,
+        namespace: event.namespace,
+        cluster: event.cluster,
+        outcome: event.outcome,
+        source_ip: event.sourceIp,
+        details: JSON.stringify(event.details),
+      })
+      .execute();
+  }
+
+  /** Newest first; ids increase with insertion, so `before` pages without gaps or repeats. */
+  async list(query: AuditQuery): Promise<AuditEvent[]> {
+    const rows = await this.#store.db
+      .selectFrom("audit_events")
+      .selectAll()
+      .$if(query.resource !== undefined, (q) => q.where("resource", "=", query.resource ?? ""))
+      .$if(query.action !== undefined, (q) => q.where("action", "=", query.action ?? ""))
+      .$if(query.cluster !== undefined, (q) => q.where("cluster", "=", query.cluster ?? ""))
+      .$if(query.actor !== undefined, (q) => q.where("actor", "=", query.actor ?? ""))
+      .$if(query.since !== undefined, (q) => q.where("timestamp", ">=", query.since ?? ""))
+      .$if(query.until !== undefined, (q) => q.where("timestamp", "<", query.until ?? ""))
+      .$if(query.beforeId !== undefined, (q) => q.where("id", "<", query.beforeId ?? 0))
+      .orderBy("id", "desc")
+      .limit(query.limit)
+      .execute();
+    return rows.map(toEvent);
+  }
+
+  /** Deletes events older than `cutoff`; returns how many. */
+  async deleteOlderThan(cutoff: string): Promise<number> {
+    const result = await this.#store.db
+      .deleteFrom("audit_events")
+      .where("timestamp", "<", cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,92 @@
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, sql, SqliteDialect, type Generated } from "kysely";
+import { Migrator } from "kysely/migration";
+import pg from "pg";
+import type { DatabaseConfig } from "../config.ts";
+import { migrationsFor } from "./migrations.ts";
+
+export interface UsersTable {
+  username: string;
+  role: string;
+  password_hash: string;
+  /** Random, renewed with each password change: sessions opened before it are refused. */
+  security_stamp: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuditEventsTable {
+  /** Integer on SQLite, bigint on PostgreSQL (which pg hands over as a string). */
+  id: Generated<number | string>;
+  /** ISO 8601 UTC with milliseconds: fixed width, so text order is time order on both engines. */
+  timestamp: string;
+  actor: string;
+  actor_role: string;
+  action: string;
+  resource: string;
+  resource_name: string;
+  namespace: string;
+  cluster: string;
+  outcome: string;
+  source_ip: string;
+  /** JSON text. */
+  details: string;
+}
+
+export interface Tables {
+  users: UsersTable;
+  audit_events: AuditEventsTable;
+}
+
+export interface Store {
+  db: Kysely<Tables>;
+  kind: DatabaseConfig["kind"];
+  close: () => Promise<void>;
+}
+
+/** Opens the configured database and brings its schema to the latest migration. */
+export async function openStore(config: DatabaseConfig): Promise<Store> {
+  const db =
+    config.kind === "sqlite"
+      ? new Kysely<Tables>({
+          dialect: new SqliteDialect({
+            database: () => {
+              const file = new Database(config.path);
+              // WAL lets readers run beside the writer; busy_timeout waits out a CLI writing.
+              file.pragma("journal_mode = WAL");
+              file.pragma("busy_timeout = 5000");
+              return Promise.resolve(file);
+            },
+          }),
+        })
+      : new Kysely<Tables>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
+        });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrationsFor(config.kind)) },
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    await db.destroy();
+    throw new Error(
+      `database migration failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return { db, kind: config.kind, close: () => db.destroy() };
+}
+
+/** Readiness: one round trip to the database. */
+export async function pingStore(store: Store): Promise<void> {
+  await sql`select 1`.execute(store.db);
+}
+
+/** Whether an error is the database refusing a duplicate key. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}

@@ -1,0 +1,47 @@
+import { sql, type Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
+import type { DatabaseConfig } from "../config.ts";
+
+/**
+ * Schema history, applied in name order by Kysely's Migrator (which takes a lock, so two
+ * replicas starting together migrate once). Never edit a released migration: add the next one.
+ */
+export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migration> {
+  return {
+    "0001_users_and_audit": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("users")
+          .addColumn("username", "text", (c) => c.primaryKey())
+          .addColumn("role", "text", (c) => c.notNull())
+          .addColumn("password_hash", "text", (c) => c.notNull())
+          .addColumn("security_stamp", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("audit_events")
+          .addColumn("id", kind === "postgres" ? "bigserial" : "integer", (c) =>
+            kind === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
+          )
+          .addColumn("timestamp", "text", (c) => c.notNull())
+          .addColumn("actor", "text", (c) => c.notNull())
+          .addColumn("actor_role", "text", (c) => c.notNull())
+          .addColumn("action", "text", (c) => c.notNull())
+          .addColumn("resource", "text", (c) => c.notNull())
+          .addColumn("resource_name", "text", (c) => c.notNull())
+          .addColumn("namespace", "text", (c) => c.notNull())
+          .addColumn("cluster", "text", (c) => c.notNull())
+          .addColumn("outcome", "text", (c) => c.notNull())
+          .addColumn("source_ip", "text", (c) => c.notNull())
+          .addColumn("details", "text", (c) => c.notNull().defaultTo(sql`'{}'`))
+          .execute();
+        await db.schema
+          .createIndex("audit_events_timestamp")
+          .on("audit_events")
+          .column("timestamp")
+          .execute();
+      },
+    },
+  };
+}

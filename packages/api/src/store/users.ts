@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { isRole, type Role } from "@svc/core";
+import type { Transaction } from "kysely";
+import type { UserView } from "../users/schemas.ts";
+import { isUniqueViolation, type Store, type Tables } from "./db.ts";
+
+export interface StoredUser {
+  username: string;
+  role: Role;
+  passwordHash: string;
+  securityStamp: string;
+  createdAt: string;
+}
+
+export function newSecurityStamp(): string {
+  return randomBytes(16).toString("hex");
+}
+
+function toStoredUser(row: Tables["users"]): StoredUser {
+  // The column only ever receives a Role; anything else means the database was edited by hand.
+  if (!isRole(row.role)) throw new Error(`user ${row.username} has an unknown role ${row.role}`);
+  return {
+    username: row.username,
+    role: row.role,
+    passwordHash: row.password_hash,
+    securityStamp: row.security_stamp,
+    createdAt: row.created_at,
+  };
+}
+
+/** Users in SQL. Methods that must see a consistent set of admins run in one transaction. */
+export class UsersRepo {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async find(username: string): Promise<StoredUser | undefined> {
+    const row = await this.#store.db
+      .selectFrom("users")
+      .selectAll()
+      .where("username", "=", username)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toStoredUser(row);
+  }
+
+  async count(): Promise<number> {
+    const row = await this.#store.db
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Every user, ordered by username (a stable order, DESIGN.md §4 General). */
+  async list(): Promise<UserView[]> {
+    const rows = await this.#store.db
+      .selectFrom("users")
+      .select(["username", "role", "created_at"])
+      .orderBy("username")
+      .execute();
+    return rows.map((r) => ({ username: r.username, role: r.role as Role, createdAt: r.created_at }));
+  }
+
+  /** Inserts a user; false when the username is taken (the primary key decides, race-free). */
+  async create(
+    user: { username: string; role: Role; passwordHash: string },
+    now: string,
+  ): Promise<StoredUser | undefined> {
+    const row = {
+      username: user.username,
+      role: user.role,
+      password_hash: user.passwordHash,
+      security_stamp: newSecurityStamp(),
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.#store.db.insertInto("users").values(row).execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
+    return toStoredUser(row);
+  }
+
+  /**
+   * Runs `work` in a transaction that sees the target user and the admins as they are, and
+   * holds them still: PostgreSQL locks the admin rows and the target (FOR UPDATE); SQLite has
+   * one writer at a time. So two admins deleting each other at once cannot leave zero admins.
+   */
+  async withUserState<T>(
+    username: string,
+    work: (state: { target: StoredUser | undefined; adminCount: number }, tx: UserWriter) => Promise<T>,
+  ): Promise<T> {
+    const lock = this.#store.kind === "postgres";
+    return this.#store.db.transaction().execute(async (tx) => {
+      const admins = await tx
+        .selectFrom("users")
+        .select("username")
+        .where("role", "=", "admin")
+        .$if(lock, (q) => q.forUpdate())
+        .execute();
+      const target = await tx
+        .selectFrom("users")
+        .selectAll()
+        .where("username", "=", username)
+        .$if(lock, (q) => q.forUpdate())
+        .executeTakeFirst();
+      return work(
+        { target: target === undefined ? undefined : toStoredUser(target), adminCount: admins.length },
+        new UserWriter(tx, username),
+      );
+    });
+  }
+}
+
+/** The writes allowed inside `withUserState`, bound to its transaction and user. */
+export class UserWriter {
+  readonly #tx: Transaction<Tables>;
+  readonly #username: string;
+
+  constructor(tx: Transaction<Tables>, username: string) {
+    this.#tx = tx;
+    this.#username = username;
+  }
+
+  /** Applies the supplied changes; a new password renews the security stamp, which it returns. */
+  async update(change: { role?: Role; passwordHash?: string }, now: string): Promise<string | undefined> {
+    const securityStamp = change.passwordHash === undefined ? undefined : newSecurityStamp();
+    await this.#tx
+      .updateTable("users")
+      .set({
+        updated_at: now,
+        ...(change.role === undefined ? {} : { role: change.role }),
+        ...(change.passwordHash === undefined ? {} : { password_hash: change.passwordHash }),
+        ...(securityStamp === undefined ? {} : { security_stamp: securityStamp }),
+      })
+      .where("username", "=", this.#username)
+      .execute();
+    return securityStamp;
+  }
+
+  async delete(): Promise<void> {
+    await this.#tx.deleteFrom("users").where("username", "=", this.#username).execute();
+  }
+
+  async insert(user: { role: Role; passwordHash: string }, now: string): Promise<void> {
+    await this.#tx
+      .insertInto("users")
+      .values({
+        username: this.#username,
+        role: user.role,
+        password_hash: user.passwordHash,
+        security_stamp: newSecurityStamp(),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+}

@@ -1,0 +1,94 @@
+import { hashPassword } from "../auth/passwords.ts";
+import { isoTime } from "../context.ts";
+import type { AuditRepo } from "../store/audit.ts";
+import type { UsersRepo } from "../store/users.ts";
+import { passwordProblem } from "./rules.ts";
+
+/** DESIGN.md §4: the initial admin's username. */
+export const INITIAL_ADMIN = "admin";
+
+function checkAdminPassword(password: string, source: string): void {
+  const problem = passwordProblem(password);
+  if (problem !== undefined) throw new Error(`${source}: ${problem}`);
+}
+
+/**
+ * At start-up: creates `admin` from SVC_ADMIN_PASSWORD when it does not exist. An existing admin
+ * keeps its password (it may have been changed through the API since). With no user at all
+ * and no password, the server cannot be used, so it refuses to start.
+ */
+export async function ensureInitialAdmin(
+  users: UsersRepo,
+  audit: AuditRepo,
+  password: string | undefined,
+  now: number,
+): Promise<"created" | "exists"> {
+  if ((await users.find(INITIAL_ADMIN)) !== undefined) return "exists";
+  if (password === undefined) {
+    if ((await users.count()) > 0) return "exists";
+    throw new Error(
+      "no users exist yet: set SVC_ADMIN_PASSWORD to the initial admin password (8-72 bytes), " +
+        "or run `svc reset-admin-password`",
+    );
+  }
+  checkAdminPassword(password, "SVC_ADMIN_PASSWORD");
+  const created = await users.create(
+    { username: INITIAL_ADMIN, role: "admin", passwordHash: await hashPassword(password) },
+    isoTime(now),
+  );
+  // undefined: another replica created it meanwhile, which is just as good.
+  if (created === undefined) return "exists";
+  await audit.append({
+    timestamp: isoTime(now),
+    actor: "system",
+    actorRole: "",
+    action: "create",
+    resource: "user",
+    resourceName: INITIAL_ADMIN,
+    namespace: "",
+    cluster: "",
+    outcome: "success",
+    sourceIp: "",
+    details: {
+      after: { username: INITIAL_ADMIN, role: "admin" },
+      reason: "initial admin from SVC_ADMIN_PASSWORD",
+    },
+  });
+  return "created";
+}
+
+/**
+ * `svc reset-admin-password`: gives `admin` a new password and the admin role back, creating
+ * it if it was deleted. Its sessions end (new security stamp), on every replica.
+ */
+export async function resetAdminPassword(
+  users: UsersRepo,
+  audit: AuditRepo,
+  password: string,
+  now: number,
+): Promise<"created" | "updated"> {
+  checkAdminPassword(password, "new admin password");
+  const passwordHash = await hashPassword(password);
+  const result = await users.withUserState(INITIAL_ADMIN, async (state, writer) => {
+    if (state.target === undefined) {
+      await writer.insert({ role: "admin", passwordHash }, isoTime(now));
+      return { outcome: "created" as const, beforeRole: undefined };
+    }
+    await writer.update({ role: "admin", passwordHash }, isoTime(now));
+    return { outcome: "updated" as const, beforeRole: state.target.role };
+  });
+  await audit.append({
+    timestamp: isoTime(now),
+    actor: "svc reset-admin-password",
+    actorRole: "",
+    action: result.outcome === "created" ? "create" : "update",
+    resource: "user",
+    resourceName: INITIAL_ADMIN,
+    namespace: "",
+    cluster: "",
+    outcome: "success",
+    sourceIp: "",
+    details: { before: { role: result.beforeRole }, after: { role: "admin" }, passwordChanged: true },
+  });
+  return result.outcome;
+}

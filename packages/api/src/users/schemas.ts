@@ -1,0 +1,56 @@
+import { ROLES } from "@svc/core";
+import Type from "typebox";
+
+/** DESIGN.md §4 Users. */
+export const USERNAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
+export const USERNAME_MAX = 63;
+export const PASSWORD_MIN_BYTES = 8;
+/** bcrypt reads at most 72 bytes: a longer password would be silently truncated. */
+export const PASSWORD_MAX_BYTES = 72;
+
+export const Username = Type.String({
+  minLength: 1,
+  maxLength: USERNAME_MAX,
+  pattern: USERNAME_PATTERN,
+  errorMessage: "must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit",
+  description: "Unique user name.",
+});
+
+/** Characters bound the bytes only loosely; `passwordProblem` checks the exact UTF-8 length. */
+export const Password = Type.String({
+  minLength: PASSWORD_MIN_BYTES,
+  maxLength: PASSWORD_MAX_BYTES,
+  description: "8 to 72 bytes of UTF-8. Write-only: never returned.",
+});
+
+export const RoleName = Type.Enum([...ROLES], { description: "admin, editor or viewer." });
+
+export const CreateUserBody = Type.Object(
+  { username: Username, password: Password, role: RoleName },
+  { additionalProperties: false },
+);
+export type CreateUserBody = Type.Static<typeof CreateUserBody>;
+
+export const UpdateUserBody = Type.Object(
+  { password: Type.Optional(Password), role: Type.Optional(RoleName) },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    errorMessage: "must hold password, role or both: there is nothing to change",
+  },
+);
+export type UpdateUserBody = Type.Static<typeof UpdateUserBody>;
+
+export const UsernameParams = Type.Object(
+  { username: Type.String({ maxLength: 1024 }) },
+  {
+    additionalProperties: false,
+  },
+);
+
+export const UserView = Type.Object({
+  username: Type.String(),
+  role: RoleName,
+  createdAt: Type.String({ format: "date-time" }),
+});
+export type UserView = Type.Static<typeof UserView>;

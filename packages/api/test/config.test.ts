@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { parseApiConfig } from "../src/config.ts";
+
+describe("parseApiConfig", () => {
+  it("has the documented defaults", () => {
+    expect(parseApiConfig({})).toEqual({
+      ok: true,
+      value: {
+        host: "0.0.0.0",
+        port: 8090,
+        metricsHost: "0.0.0.0",
+        metricsPort: 9090,
+        database: { kind: "sqlite", path: "svc.sqlite" },
+        adminPassword: undefined,
+        auditRetentionDays: 365,
+        logLevel: "info",
+        trustProxy: false,
+      },
+    });
+  });
+
+  it("picks PostgreSQL for a postgres URL and SQLite at a given path otherwise", () => {
+    const pg = parseApiConfig({ SVC_DATABASE_URL: "postgresql://u@db:5432/svc" });
+    expect(pg.ok && pg.value.database).toEqual({ kind: "postgres", url: "postgresql://u@db:5432/svc" });
+    const file = parseApiConfig({ SVC_DATABASE_PATH: "/var/lib/svc/svc.sqlite", SVC_API_PORT: "9000" });
+    expect(file.ok && [file.value.database, file.value.port]).toEqual([
+      { kind: "sqlite", path: "/var/lib/svc/svc.sqlite" },
+      9000,
+    ]);
+  });
+
+  it("names every bad variable", () => {
+    const result = parseApiConfig({
+      SVC_API_PORT: "http",
+      SVC_METRICS_PORT: "70000",
+      SVC_AUDIT_RETENTION_DAYS: "0",
+      SVC_DATABASE_URL: "mysql://x",
+      SVC_LOG_LEVEL: "loud",
+      SVC_TRUST_PROXY: "yes",
+    });
+    expect(result.ok ? [] : result.errors.map((e) => e.field)).toEqual([
+      "SVC_API_PORT",
+      "SVC_METRICS_PORT",
+      "SVC_AUDIT_RETENTION_DAYS",
+      "SVC_DATABASE_URL",
+      "SVC_LOG_LEVEL",
+      "SVC_TRUST_PROXY",
+    ]);
+  });
+});

@@ -1,0 +1,167 @@
+// Real API servers on 127.0.0.1 over real HTTP, on a SQLite file or a PostgreSQL database.
+import { mkdtemp, rm } from "node:fs/promises";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testPostgresDatabase } from "../../../../test/support/postgres.ts";
+import { buildApiServer, type ApiServer } from "../../src/index.ts";
+import type { ApiConfig, DatabaseConfig } from "../../src/config.ts";
+
+export const ADMIN_PASSWORD = "initial-admin-password";
+
+export interface Backend {
+  name: "sqlite" | "postgres";
+  /** A new, empty database and how to remove it. */
+  open: () => Promise<{ database: DatabaseConfig; remove: () => Promise<void> }>;
+}
+
+export const BACKENDS: readonly Backend[] = [
+  {
+    name: "sqlite",
+    open: async () => {
+      const dir = await mkdtemp(join(tmpdir(), "svc-api-test-"));
+      return {
+        database: { kind: "sqlite", path: join(dir, "svc.sqlite") },
+        remove: () => rm(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: "postgres",
+    open: async () => {
+      const db = await testPostgresDatabase("api");
+      return { database: { kind: "postgres", url: db.url }, remove: db.drop };
+    },
+  },
+];
+
+export function testConfig(
+  database: DatabaseConfig,
+  adminPassword: string | undefined = ADMIN_PASSWORD,
+): ApiConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    metricsHost: "127.0.0.1",
+    metricsPort: 0,
+    database,
+    adminPassword,
+    auditRetentionDays: 365,
+    logLevel: "silent",
+    trustProxy: false,
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  json: unknown;
+}
+
+export interface CallOptions {
+  token?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as is (with its own content type in `headers`). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** A test clock: real time plus an offset that a test moves forward. */
+export class TestClock {
+  offsetMs = 0;
+  readonly now = (): number => Date.now() + this.offsetMs;
+}
+
+export class TestApi {
+  readonly clock = new TestClock();
+  server!: ApiServer;
+  url = "";
+  metricsUrl = "";
+  readonly #config: ApiConfig;
+
+  private constructor(config: ApiConfig) {
+    this.#config = config;
+  }
+
+  static async start(config: ApiConfig): Promise<TestApi> {
+    const api = new TestApi(config);
+    await api.#boot();
+    return api;
+  }
+
+  async #boot(): Promise<void> {
+    this.server = await buildApiServer(this.#config, { now: this.clock.now });
+    const urls = await this.server.listen();
+    this.url = urls.url;
+    this.metricsUrl = urls.metricsUrl;
+  }
+
+  /** Stops the server and starts a new one on the same database (a new process, for sessions). */
+  async restart(): Promise<void> {
+    await this.server.close();
+    await this.#boot();
+  }
+
+  async close(): Promise<void> {
+    await this.server.close();
+  }
+
+  /** One HTTP request (node:http, so that even a GET may carry a body). */
+  call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      headers["content-type"] ??= "application/json";
+      body = JSON.stringify(options.body);
+    }
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    return new Promise((resolve, reject) => {
+      const req = request(this.url + path, { method, headers, timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) responseHeaders.set(name, [value].flat().join(", "));
+          }
+          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, json });
+        });
+      });
+      req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)));
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  async login(username: string, password: string): Promise<string> {
+    const reply = await this.call("POST", "/api/v1/auth/login", { body: { username, password } });
+    if (reply.status !== 200) throw new Error(`login of ${username} failed: ${reply.status} ${reply.text}`);
+    return (reply.json as { token: string }).token;
+  }
+
+  /** Creates a user through the API as `adminToken`. */
+  async createUser(
+    adminToken: string,
+    username: string,
+    role: string,
+    password = `${username}-password`,
+  ): Promise<void> {
+    const reply = await this.call("POST", "/api/v1/users", {
+      token: adminToken,
+      body: { username, password, role },
+    });
+    if (reply.status !== 201) throw new Error(`creating ${username} failed: ${reply.status} ${reply.text}`);
+  }
+}

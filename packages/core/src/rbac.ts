@@ -1,0 +1,109 @@
+/**
+ * Who may call what (SPEC.md "Roles"), as one declarative table of routes checked in one place
+ * by `authorizeRoute`. Every route of the REST API has a row; a route without one is refused,
+ * so a new endpoint cannot be public or open to every role by omission.
+ */
+
+export const ROLES = ["admin", "editor", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** Audit vocabulary (DESIGN.md §4 Audit): what kind of thing a request acts on, and how. */
+export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session"] as const;
+export type AuditResource = (typeof AUDIT_RESOURCES)[number];
+export const AUDIT_ACTIONS = [
+  "create",
+  "update",
+  "delete",
+  "toggle",
+  "login",
+  "login_failed",
+  "logout",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export interface RouteRule {
+  /** "public": no token needed; otherwise the roles that may call the route. */
+  access: "public" | readonly Role[];
+  /** Set for the routes whose calls the audit log records (every mutating route). */
+  audit?: { resource: AuditResource; action: AuditAction };
+}
+
+const ANY_ROLE: readonly Role[] = ROLES;
+const WRITERS: readonly Role[] = ["admin", "editor"];
+const ADMIN: readonly Role[] = ["admin"];
+
+/**
+ * Route key: "METHOD /path/{param}" (OpenAPI path template). PUT on a user is open to every role
+ * here because a non-admin may change their own password; the finer rule lives with the users
+ * route (own password only, never a role).
+ */
+export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
+  "GET /healthz": { access: "public" },
+  "GET /readyz": { access: "public" },
+  "GET /api/v1/openapi.json": { access: ANY_ROLE },
+
+  "POST /api/v1/auth/login": { access: "public", audit: { resource: "session", action: "login" } },
+  "POST /api/v1/auth/logout": { access: ANY_ROLE, audit: { resource: "session", action: "logout" } },
+  "GET /api/v1/auth/me": { access: ANY_ROLE },
+
+  "GET /api/v1/users": { access: ANY_ROLE },
+  "POST /api/v1/users": { access: ADMIN, audit: { resource: "user", action: "create" } },
+  "PUT /api/v1/users/{username}": { access: ANY_ROLE, audit: { resource: "user", action: "update" } },
+  "DELETE /api/v1/users/{username}": { access: ADMIN, audit: { resource: "user", action: "delete" } },
+
+  "GET /api/v1/audit": { access: ANY_ROLE },
+
+  "GET /api/v1/flags": { access: ANY_ROLE },
+  "GET /api/v1/flags/preview": { access: ANY_ROLE },
+  "POST /api/v1/flags": { access: WRITERS, audit: { resource: "flag", action: "create" } },
+  "GET /api/v1/flags/{namespace}/{name}": { access: ANY_ROLE },
+  "PUT /api/v1/flags/{namespace}/{name}": { access: WRITERS, audit: { resource: "flag", action: "update" } },
+  "DELETE /api/v1/flags/{namespace}/{name}": { access: ADMIN, audit: { resource: "flag", action: "delete" } },
+  "POST /api/v1/flags/{namespace}/{name}/toggle": {
+    access: WRITERS,
+    audit: { resource: "flag", action: "toggle" },
+  },
+
+  "GET /api/v1/clusters": { access: ANY_ROLE },
+  "POST /api/v1/clusters": { access: ADMIN, audit: { resource: "cluster", action: "create" } },
+  "GET /api/v1/clusters/{id}": { access: ANY_ROLE },
+  "DELETE /api/v1/clusters/{id}": { access: ADMIN, audit: { resource: "cluster", action: "delete" } },
+  "GET /api/v1/clusters/{id}/namespaces": { access: ANY_ROLE },
+  "GET /api/v1/clusters/{id}/workloads": { access: ANY_ROLE },
+  "GET /api/v1/clusters/{id}/workloads/{namespace}/{name}": { access: ANY_ROLE },
+};
+
+/** The table key of a route: Fastify's ":param" segments become OpenAPI's "{param}". */
+export function routeKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`;
+}
+
+export type AccessDecision =
+  | { outcome: "allow" }
+  | { outcome: "unauthenticated" }
+  | { outcome: "forbidden"; message: string }
+  | { outcome: "unknown-route"; message: string };
+
+/**
+ * The one authorization decision: `role` is the caller's role, or undefined when the request
+ * carries no valid session. Authentication problems come before permission ones (401 before 403).
+ */
+export function authorizeRoute(
+  rules: Readonly<Record<string, RouteRule>>,
+  key: string,
+  role: Role | undefined,
+): AccessDecision {
+  const rule = rules[key];
+  if (rule === undefined) return { outcome: "unknown-route", message: `no access rule for ${key}` };
+  if (rule.access === "public") return { outcome: "allow" };
+  if (role === undefined) return { outcome: "unauthenticated" };
+  if (rule.access.includes(role)) return { outcome: "allow" };
+  return {
+    outcome: "forbidden",
+    message: `role ${role} may not call ${key}; allowed: ${rule.access.join(", ")}`,
+  };
+}

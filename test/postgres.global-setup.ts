@@ -1,0 +1,16 @@
+// Starts one real PostgreSQL server (Debian's package) for the integration tests; each test file
+// creates its own database on it (testPostgresDatabase in test/support/postgres.ts).
+import type { TestProject } from "vitest/node";
+import { startPostgresServer } from "./support/postgres-server.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    postgresUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startPostgresServer();
+  project.provide("postgresUrl", server.url);
+  return () => server.stop();
+}
