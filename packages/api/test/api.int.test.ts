@@ -544,5 +544,15 @@ describe.each(BACKENDS)("API server on $name", (backend) => {
       const auditAfter = await auditEvents("?limit=1000");
       expect(auditAfter.slice(-auditBefore.length)).toEqual(auditBefore);
     });
+
+    it("deletes audit events older than the retention (365 days here) when it starts", async () => {
+      expect((await auditEvents("?limit=1")).length).toBe(1);
+      api.clock.offsetMs += 366 * DAY_MS;
+      await api.restart();
+      tokens["admin"] = await api.login("admin", ADMIN_PASSWORD);
+      expect((await auditEvents("?limit=1000")).map((e) => [e.action, e.actor])).toEqual([
+        ["login", "admin"],
+      ]);
+    });
   });
 });

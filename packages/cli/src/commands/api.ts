@@ -1,4 +1,5 @@
 import { buildApiServer, parseApiConfig } from "@svc/api";
+import { join } from "node:path";
 import { describeErrors } from "@svc/core";
 
 /** `svc api`: the REST API server, configured from the environment (docs/api.md). */
@@ -41,4 +42,21 @@ export async function runApi(): Promise<void> {
   process.once("SIGINT", () => {
     stop("SIGINT");
   });
+}
+
+/** `svc dev`'s fixed development admin password (SPEC.md: the development profile uses one). */
+export const DEV_ADMIN_PASSWORD = "admin-dev-password";
+
+/** The API server for `svc dev`: loopback only, SQLite under `dir`, the fixed admin password. */
+export async function startDevApi(dir: string): Promise<{ url: string; metricsUrl: string }> {
+  const config = parseApiConfig({
+    SVC_API_HOST: "127.0.0.1",
+    SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
+    SVC_ADMIN_PASSWORD: DEV_ADMIN_PASSWORD,
+    SVC_LOG_LEVEL: "warn",
+    ...process.env,
+  });
+  if (!config.ok) throw new Error(`invalid API configuration: ${describeErrors(config.errors)}`);
+  const server = await buildApiServer(config.value);
+  return server.listen();
 }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
 
 const DEMO_NAMESPACE = "demo";
 
@@ -50,11 +51,13 @@ export async function runDev(): Promise<void> {
   await installCrds(kc);
   await ensureNamespace(kc, SYSTEM_NAMESPACE);
   await createDemoData(kc);
+  const api = await startDevApi(parentDir);
   process.stdout.write(
     [
       "",
       "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
       "",
+      `  REST API         ${api.url}  (user admin, password ${DEV_ADMIN_PASSWORD}; metrics ${api.metricsUrl}/metrics)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,
       `  try              kubectl --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
