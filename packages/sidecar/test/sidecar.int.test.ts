@@ -1,0 +1,367 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { OFREPProvider } from "@openfeature/ofrep-provider";
+import { OpenFeature } from "@openfeature/server-sdk";
+import { installCrds } from "@svc/kube";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { runSidecar, type RunningSidecar } from "../src/index.ts";
+import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
+import { flagWriter, type FlagWriter } from "./support/flags-api.ts";
+import { openStream, poll, type StreamRecording } from "./support/sse-client.ts";
+
+const kc = testKubeConfig();
+const kubeconfigPath = inject("kubeconfigPath");
+let namespace: string;
+let flags: FlagWriter;
+let sidecar: RunningSidecar;
+
+async function get(path: string): Promise<{ status: number; text: string; type: string | null }> {
+  const response = await fetch(sidecar.url + path);
+  return { status: response.status, text: await response.text(), type: response.headers.get("content-type") };
+}
+
+async function ofrep(key?: string, headers: Record<string, string> = {}) {
+  const response = await fetch(
+    `${sidecar.url}/ofrep/v1/evaluate/flags${key === undefined ? "" : `/${key}`}`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify({ context: { targetingKey: "user-1" } }),
+    },
+  );
+  const text = await response.text();
+  return {
+    status: response.status,
+    etag: response.headers.get("etag"),
+    body: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+const flagObject = async (name: string) => {
+  const response = await get(`/flags/${name}`);
+  return response.status === 200 ? (JSON.parse(response.text) as Record<string, unknown>) : response.status;
+};
+
+beforeAll(async () => {
+  await installCrds(kc);
+  namespace = await testNamespace(kc, "sidecar");
+  flags = flagWriter(kc, namespace);
+  sidecar = await runSidecar({
+    namespace,
+    port: 0,
+    host: "127.0.0.1",
+    kubeconfigPath,
+    heartbeatMs: 200,
+    logLevel: "silent",
+    log: pino({ level: "silent" }),
+    maxStreamBacklogBytes: 1024 * 1024,
+  });
+  await sidecar.ready;
+});
+
+afterAll(async () => {
+  await sidecar.close();
+});
+
+describe("svc sidecar against a real API server", () => {
+  it("is healthy once listed, and serves an empty namespace", async () => {
+    expect(await get("/healthz")).toMatchObject({ status: 200, text: "ok" });
+    expect(JSON.parse((await get("/flags")).text)).toEqual([]);
+    expect((await ofrep()).body).toEqual({ flags: [] });
+  });
+
+  it("follows a flag created, changed, toggled and deleted on every endpoint and stream, in order", async () => {
+    const streams = [await openStream(sidecar.url), await openStream(sidecar.url)];
+    const flag = "new-checkout";
+
+    await flags.create(flag, "boolean", "true");
+    await eventually(
+      () => flagObject(flag),
+      (f) => typeof f === "object",
+      "the created flag",
+    );
+    expect(await flagObject(flag)).toEqual({ name: flag, type: "boolean", value: "true", disabled: false });
+    expect(await get(`/flags/${flag}/value`)).toEqual({
+      status: 200,
+      text: "true",
+      type: "text/plain; charset=utf-8",
+    });
+    expect(JSON.parse((await get("/flags")).text)).toEqual([
+      { name: flag, type: "boolean", value: "true", disabled: false },
+    ]);
+    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "STATIC", value: true });
+
+    await flags.setValue(flag, "false");
+    await eventually(
+      () => get(`/flags/${flag}/value`),
+      (r) => r.text === "false",
+      "the changed value",
+    );
+    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "STATIC", value: false });
+
+    await flags.setEnabled(flag, false);
+    await eventually(
+      () => flagObject(flag),
+      (f) => typeof f === "object" && f["disabled"] === true,
+      "the toggle",
+    );
+    expect(await get(`/flags/${flag}/value`)).toMatchObject({ status: 404 });
+    expect(JSON.parse((await get(`/flags/${flag}/value`)).text)).toEqual({
+      error: `flag ${flag} is disabled`,
+    });
+    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "DISABLED" });
+    expect((await ofrep()).body).toEqual({ flags: [{ key: flag, reason: "DISABLED" }] });
+
+    await flags.remove(flag);
+    await eventually(
+      () => flagObject(flag),
+      (f) => f === 404,
+      "the deletion",
+    );
+    expect((await get(`/flags/${flag}/value`)).status).toBe(404);
+    expect(await ofrep(flag)).toMatchObject({
+      status: 404,
+      body: { key: flag, errorCode: "FLAG_NOT_FOUND" },
+    });
+    expect(JSON.parse((await get("/flags")).text)).toEqual([]);
+
+    for (const stream of streams) {
+      await eventually(
+        poll(() => stream.events.length),
+        (n) => n >= 4,
+        "four stream events",
+      );
+      expect(stream.events.map((e) => [e.event, e.data])).toEqual([
+        ["update", { name: flag, type: "boolean", value: "true", disabled: false }],
+        ["update", { name: flag, type: "boolean", value: "false", disabled: false }],
+        ["update", { name: flag, type: "boolean", value: "false", disabled: true }],
+        ["delete", { name: flag }],
+      ]);
+      const revisions = stream.events.map((e) => Number(e.id?.split(".")[1]));
+      expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+      expect(new Set(revisions).size).toBe(4);
+      stream.close();
+    }
+  });
+
+  it("sends the current state on connect, heartbeats, and resumes from Last-Event-ID", async () => {
+    await flags.create("alpha", "string", "a");
+    await flags.create("beta", "integer", "2");
+    await eventually(
+      () => flagObject("beta"),
+      (f) => typeof f === "object",
+      "both flags",
+    );
+
+    const first = await openStream(sidecar.url);
+    await eventually(
+      poll(() => first.events.length),
+      (n) => n >= 2,
+      "the snapshot",
+    );
+    expect(first.events.map((e) => e.data)).toEqual([
+      { name: "alpha", type: "string", value: "a", disabled: false },
+      { name: "beta", type: "integer", value: "2", disabled: false },
+    ]);
+    await eventually(
+      poll(() => first.comments.length),
+      (n) => n >= 1,
+      "a heartbeat",
+    );
+    const lastId = first.events.at(-1)?.id ?? "";
+    first.close();
+
+    // Changes while the client is away are replayed, not the whole state.
+    await flags.setValue("alpha", "b");
+    await flags.remove("beta");
+    await eventually(
+      () => flagObject("beta"),
+      (f) => f === 404,
+      "the deletion",
+    );
+    const resumed = await openStream(sidecar.url, { "Last-Event-ID": lastId });
+    await eventually(
+      poll(() => resumed.events.length),
+      (n) => n >= 2,
+      "the missed events",
+    );
+    expect(resumed.events.map((e) => [e.event, e.data])).toEqual([
+      ["update", { name: "alpha", type: "string", value: "b", disabled: false }],
+      ["delete", { name: "beta" }],
+    ]);
+    resumed.close();
+
+    // An id the sidecar does not know (another process's) gets the whole state again.
+    const stranger = await openStream(sidecar.url, { "Last-Event-ID": "deadbeef.1" });
+    await eventually(
+      poll(() => stranger.events.length),
+      (n) => n >= 1,
+      "the snapshot",
+    );
+    expect(stranger.events.map((e) => e.data)).toEqual([
+      { name: "alpha", type: "string", value: "b", disabled: false },
+    ]);
+    stranger.close();
+    await flags.remove("alpha");
+  });
+
+  it("answers OFREP bulk requests with an ETag, 304 while unchanged, 200 after a change", async () => {
+    await flags.create("gamma", "json", '{"colour": "blue"}');
+    await eventually(
+      () => flagObject("gamma"),
+      (f) => typeof f === "object",
+      "the flag",
+    );
+    const first = await ofrep();
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ flags: [{ key: "gamma", reason: "STATIC", value: { colour: "blue" } }] });
+    expect(first.etag).toMatch(/^".+"$/);
+    expect(await ofrep(undefined, { "If-None-Match": first.etag ?? "" })).toMatchObject({
+      status: 304,
+      body: undefined,
+      etag: first.etag,
+    });
+    await flags.setValue("gamma", '{"colour": "red"}');
+    await eventually(
+      () => ofrep(undefined, { "If-None-Match": first.etag ?? "" }),
+      (r) => r.status === 200,
+      "a new ETag",
+    );
+    expect((await ofrep()).etag).not.toBe(first.etag);
+    await flags.remove("gamma");
+  });
+
+  it("serves flags to the OpenFeature SDK through the OFREP provider", async () => {
+    await flags.create("of-bool", "boolean", "true");
+    await flags.create("of-int", "integer", "42");
+    await flags.create("of-string", "string", "blue");
+    await flags.create("of-json", "json", '{"tiers": [1, 2]}');
+    await flags.create("of-off", "boolean", "true", false);
+    await eventually(
+      () => flagObject("of-off"),
+      (f) => typeof f === "object",
+      "the flags",
+    );
+
+    await OpenFeature.setProviderAndWait(new OFREPProvider({ baseUrl: sidecar.url }));
+    const client = OpenFeature.getClient();
+    try {
+      expect(await client.getBooleanDetails("of-bool", false)).toMatchObject({
+        value: true,
+        reason: "STATIC",
+      });
+      expect(await client.getNumberValue("of-int", 0)).toBe(42);
+      expect(await client.getStringValue("of-string", "none")).toBe("blue");
+      expect(await client.getObjectValue("of-json", {})).toEqual({ tiers: [1, 2] });
+      expect(await client.getBooleanDetails("missing", false)).toMatchObject({
+        value: false,
+        errorCode: "FLAG_NOT_FOUND",
+      });
+      // Disabled: the application gets its own code default, not the withdrawn value.
+      expect(await client.getBooleanValue("of-off", false)).toBe(false);
+      expect(await client.getStringDetails("of-int", "x")).toMatchObject({
+        value: "x",
+        errorCode: "TYPE_MISMATCH",
+      });
+    } finally {
+      await OpenFeature.close();
+    }
+  });
+
+  it("keeps a stream that stops reading from holding back the others, and cuts it off", async () => {
+    await flags.create("big", "string", "0");
+    await eventually(
+      () => flagObject("big"),
+      (f) => typeof f === "object",
+      "the flag",
+    );
+    const reader = await openStream(sidecar.url);
+    // A subscriber that never reads: the kernel buffers fill, then the sidecar's backlog grows.
+    const stalled = connect(sidecar.port, "127.0.0.1");
+    stalled.write("GET /flags/stream HTTP/1.1\r\nHost: x\r\n\r\n");
+    stalled.pause();
+    await eventually(
+      poll(() => sidecar.stats.streamsOpened),
+      (n) => n >= 2 + reader.events.length * 0,
+      "the stall",
+    );
+
+    const dropped = sidecar.stats.slowStreamsDropped;
+    const big = "x".repeat(60_000);
+    let writes = 0;
+    while (sidecar.stats.slowStreamsDropped === dropped && writes < 400) {
+      writes++;
+      await flags.setValue("big", `${writes}${big}`);
+    }
+    expect(sidecar.stats.slowStreamsDropped).toBe(dropped + 1);
+    // The one cut off is the stalled stream: the reader is still connected.
+    expect(reader.ended()).toBe(false);
+    await eventually(
+      poll(() => reader.events.at(-1)?.data),
+      (d) => (d as { value?: string } | undefined)?.value?.startsWith(`${writes}x`) === true,
+      "the reader to see the last write",
+    );
+    // The reader saw every value, in order: one watch event, hence one stream event, per write.
+    const values = reader.events
+      .filter((e) => (e.data as { name: string }).name === "big")
+      .slice(1)
+      .map((e) => Number.parseInt((e.data as { value: string }).value, 10));
+    expect(values).toEqual(Array.from({ length: writes }, (_, i) => i + 1));
+    reader.close();
+    stalled.destroy();
+    await flags.remove("big");
+  });
+});
+
+describe("svc sidecar (the command)", () => {
+  it("starts from the environment, serves, and shuts down on SIGTERM ending its streams", async () => {
+    await flags.create("cli-flag", "string", "hello");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, [join(import.meta.dirname, "../../cli/src/main.ts"), "sidecar"], {
+      env: {
+        ...process.env,
+        POD_NAMESPACE: namespace,
+        KUBECONFIG: kubeconfigPath,
+        SVC_SIDECAR_PORT: String(port),
+        SVC_SIDECAR_HOST: "127.0.0.1",
+        SVC_LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const exited = once(child, "exit");
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(
+        () =>
+          fetch(`${url}/flags/cli-flag/value`).then(
+            (r) => r.text(),
+            () => "",
+          ),
+        (text) => text === "hello",
+        "the command to serve the flag",
+        30_000,
+      );
+      const stream: StreamRecording = await openStream(url);
+      await eventually(
+        poll(() => stream.events.length),
+        (n) => n >= 1,
+        "the snapshot",
+      );
+      child.kill("SIGTERM");
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+      await eventually(
+        poll(() => stream.ended()),
+        (ended) => ended,
+        "the stream to end",
+      );
+    } finally {
+      child.kill("SIGKILL");
+      await flags.remove("cli-flag");
+    }
+  });
+});
