@@ -1,5 +1,13 @@
 import Database from "better-sqlite3";
-import { Kysely, PostgresDialect, sql, SqliteDialect, type Generated } from "kysely";
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  SqliteDialect,
+  type Generated,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import type { DatabaseConfig } from "../config.ts";
@@ -44,19 +52,42 @@ export interface Store {
   close: () => Promise<void>;
 }
 
+/** Distinct SQL texts are few (queries vary by parameters, not by text): this bounds the cache anyway. */
+const STATEMENT_CACHE_MAX = 500;
+
+/**
+ * A SQLite file as Kysely uses it, with prepared statements reused: Kysely prepares each query
+ * anew, which was the largest cost of an authenticated request (bench/RESULTS.md).
+ */
+function openSqlite(path: string): SqliteDatabase {
+  const file = new Database(path);
+  // WAL lets readers run beside the writer; busy_timeout waits out a CLI writing.
+  file.pragma("journal_mode = WAL");
+  file.pragma("busy_timeout = 5000");
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => {
+      file.close();
+    },
+    prepare: (sql) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        if (statements.size >= STATEMENT_CACHE_MAX) statements.clear();
+        statement = file.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 /** Opens the configured database and brings its schema to the latest migration. */
 export async function openStore(config: DatabaseConfig): Promise<Store> {
   const db =
     config.kind === "sqlite"
       ? new Kysely<Tables>({
           dialect: new SqliteDialect({
-            database: () => {
-              const file = new Database(config.path);
-              // WAL lets readers run beside the writer; busy_timeout waits out a CLI writing.
-              file.pragma("journal_mode = WAL");
-              file.pragma("busy_timeout = 5000");
-              return Promise.resolve(file);
-            },
+            database: () => Promise.resolve(openSqlite(config.path)),
           }),
         })
       : new Kysely<Tables>({

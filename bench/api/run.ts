@@ -1,0 +1,155 @@
+// API server benchmark (issue 3): login throughput and GET /api/v1/auth/me latency (p50/p99) at
+// 50 concurrent clients over loopback, on SQLite and on PostgreSQL. The real `svc api` command
+// runs pinned to CPU 0 (its bcrypt threads too), autocannon pinned to CPU 1.
+//
+//   node bench/api/run.ts [--duration 10] [--backends sqlite,postgres] [--log-level info]
+//
+// Prints a Markdown table (paste into the "API server" section of bench/RESULTS.md) and JSON.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { startPostgresServer, type PostgresServer } from "../../test/support/postgres-server.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const ADMIN_PASSWORD = "bench-admin-password";
+const CONNECTIONS = 50;
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    backends: { type: "string", default: "sqlite,postgres" },
+    "log-level": { type: "string", default: "info" },
+  },
+});
+const duration = Number(args.duration);
+
+interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** autocannon on CPU 1: 50 connections (unless told) for `duration` seconds. */
+function load(url: string, options: { token?: string; body?: string; connections?: number }): LoadResult {
+  const connections = String(options.connections ?? CONNECTIONS);
+  const argv = ["-c", "1", join(ROOT, "node_modules/.bin/autocannon"), "-j", "-c", connections];
+  argv.push("-d", String(duration));
+  if (options.token !== undefined) argv.push("-H", `authorization=Bearer ${options.token}`);
+  if (options.body !== undefined)
+    argv.push("-m", "POST", "-H", "content-type=application/json", "-b", options.body);
+  argv.push(url);
+  const out = execFileSync("taskset", argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const result = JSON.parse(out) as {
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+    errors: number;
+    non2xx: number;
+  };
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => {
+        resolvePort(port);
+      });
+    });
+  });
+}
+
+/** Starts `svc api` on CPU 0 and waits (bounded) until it answers /healthz. */
+async function startApi(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(
+    "taskset",
+    ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "api"],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        SVC_API_HOST: "127.0.0.1",
+        SVC_API_PORT: String(port),
+        SVC_METRICS_PORT: "0",
+        SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        SVC_LOG_LEVEL: args["log-level"],
+      },
+      // The logs go where a container's would: written, not read.
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) return { child, url };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error("svc api did not start");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function login(url: string): Promise<string> {
+  const reply = await fetch(`${url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+  });
+  return ((await reply.json()) as { token: string }).token;
+}
+
+const rows: Record<string, unknown>[] = [];
+for (const backend of args.backends.split(",")) {
+  let postgres: PostgresServer | undefined;
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-api-"));
+  let env: Record<string, string>;
+  if (backend === "postgres") {
+    postgres = await startPostgresServer();
+    env = { SVC_DATABASE_URL: postgres.url };
+  } else {
+    env = { SVC_DATABASE_PATH: join(dir, "svc.sqlite") };
+  }
+  const { child, url } = await startApi(env);
+  try {
+    const token = await login(url);
+    const run = (endpoint: string, connections: number, result: LoadResult) => {
+      rows.push({ backend, endpoint, connections, ...result });
+    };
+    // Warm-up (JIT, connection pool), not recorded.
+    load(`${url}/api/v1/auth/me`, { token });
+    run("GET /healthz (no auth, no SQL: the framework's floor)", 50, load(`${url}/healthz`, {}));
+    run("GET /api/v1/auth/me", 50, load(`${url}/api/v1/auth/me`, { token }));
+    run("GET /api/v1/auth/me", 1, load(`${url}/api/v1/auth/me`, { token, connections: 1 }));
+    const body = JSON.stringify({ username: "admin", password: ADMIN_PASSWORD });
+    run("POST /api/v1/auth/login", 50, load(`${url}/api/v1/auth/login`, { body }));
+  } finally {
+    child.kill("SIGTERM");
+    await once(child, "exit");
+    await postgres?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const header = "| backend | endpoint | clients | req/s | p50 ms | p99 ms | errors | non-2xx |";
+const lines = rows.map(
+  (r) =>
+    `| ${String(r["backend"])} | ${String(r["endpoint"])} | ${String(r["connections"])} | ${String(r["requestsPerSecond"])} | ` +
+    `${String(r["p50Ms"])} | ${String(r["p99Ms"])} | ${String(r["errors"])} | ${String(r["non2xx"])} |`,
+);
+process.stdout.write(
+  [header, "|---|---|---|---|---|---|---|---|", ...lines, "", JSON.stringify(rows, null, 2), ""].join("\n"),
+);
