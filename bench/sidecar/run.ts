@@ -120,16 +120,27 @@ function memory(pid: number): { vmRssMb: number; rssAnonMb: number } {
   return { vmRssMb: kb("VmRSS") / 1024, rssAnonMb: kb("RssAnon") / 1024 };
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 interface LoadResult {
   requestsPerSecond: number;
+  /** Requests per CPU-second the sidecar used: its throughput on a core of its own. */
+  requestsPerCpuSecond: number;
+  sidecarCpuShare: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
   non2xx: number;
 }
 
-/** autocannon on CPU 1, 50 connections, loopback. */
-function load(url: string, seconds: number, post?: string): LoadResult {
+/** autocannon on CPU 1, 50 connections, loopback; and the sidecar's CPU use meanwhile. */
+function load(pid: number, url: string, seconds: number, post?: string): LoadResult {
   const argv = [
     "-c",
     "1",
@@ -142,15 +153,20 @@ function load(url: string, seconds: number, post?: string): LoadResult {
   ];
   if (post !== undefined) argv.push("-m", "POST", "-H", "content-type=application/json", "-b", post);
   argv.push(url);
+  const cpuBefore = cpuSeconds(pid);
   const out = execFileSync("taskset", argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const cpu = cpuSeconds(pid) - cpuBefore;
   const result = JSON.parse(out) as {
-    requests: { average: number };
+    requests: { average: number; total: number };
+    duration: number;
     latency: { p50: number; p99: number };
     errors: number;
     non2xx: number;
   };
   return {
     requestsPerSecond: Math.round(result.requests.average),
+    requestsPerCpuSecond: Math.round(result.requests.total / cpu),
+    sidecarCpuShare: Math.round((100 * cpu) / result.duration) / 100,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors,
@@ -226,11 +242,11 @@ try {
     const valueUrl = `${sidecar.url}/flags/flag-00001/value`;
     const ofrepUrl = `${sidecar.url}/ofrep/v1/evaluate/flags/flag-00001`;
     const body = JSON.stringify({ context: { targetingKey: "user-1" } });
-    load(valueUrl, 3); // warm-up: JIT and connection pools
+    load(pid, valueUrl, 3); // warm-up: JIT and connection pools
     process.stderr.write(`${count} flags: load on /value and OFREP...\n`);
-    const value = load(valueUrl, duration);
-    const ofrep = load(ofrepUrl, duration, body);
-    const bulk = load(`${sidecar.url}/ofrep/v1/evaluate/flags`, Math.min(duration, 5), body);
+    const value = load(pid, valueUrl, duration);
+    const ofrep = load(pid, ofrepUrl, duration, body);
+    const bulk = load(pid, `${sidecar.url}/ofrep/v1/evaluate/flags`, Math.min(duration, 5), body);
     process.stderr.write(`${count} flags: ${changes} changes...\n`);
     const latencies = await changeToEvent(kc, namespace, sidecar.url, changes);
     const afterLoad = memory(pid);
@@ -258,7 +274,7 @@ try {
 
 const f = (n: number, digits = 1) => n.toFixed(digits);
 const lines = [
-  "| flags | /value req/s | /value p99 | OFREP single req/s | OFREP p99 | OFREP bulk req/s | change→event p50 / p99 | start-up | RSS (VmRSS / anon) after load |",
+  "| flags | /value req/s (per CPU-s) | /value p99 | OFREP single req/s (per CPU-s) | OFREP p99 | OFREP bulk req/s | change→event p50 / p99 | start-up | RSS (VmRSS / anon) after load |",
   "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...results.map((r) => {
     const v = r["value"] as LoadResult;
@@ -266,7 +282,7 @@ const lines = [
     const b = r["ofrepBulk"] as LoadResult;
     const c = r["changeToEvent"] as { p50Ms: number; p99Ms: number };
     const m = r["afterLoad"] as { vmRssMb: number; rssAnonMb: number };
-    return `| ${String(r["flags"])} | ${v.requestsPerSecond} | ${v.p99Ms} ms | ${o.requestsPerSecond} | ${o.p99Ms} ms | ${b.requestsPerSecond} | ${f(c.p50Ms)} / ${f(c.p99Ms)} ms | ${String(r["startupMs"])} ms | ${f(m.vmRssMb)} / ${f(m.rssAnonMb)} MB |`;
+    return `| ${String(r["flags"])} | ${v.requestsPerSecond} (${v.requestsPerCpuSecond}) | ${v.p99Ms} ms | ${o.requestsPerSecond} (${o.requestsPerCpuSecond}) | ${o.p99Ms} ms | ${b.requestsPerSecond} | ${f(c.p50Ms)} / ${f(c.p99Ms)} ms | ${String(r["startupMs"])} ms | ${f(m.vmRssMb)} / ${f(m.rssAnonMb)} MB |`;
   }),
 ];
 process.stdout.write(`${lines.join("\n")}\n\n${JSON.stringify(results, null, 2)}\n`);

@@ -41,3 +41,20 @@ export function nextStep(
     ? { action: "relist" }
     : { action: "retry", delayMs: backoffDelay(policy, attempt, random) };
 }
+
+/** A watch shorter than this that ended "normally" is treated as a failure (see below). */
+export const MIN_HEALTHY_WATCH_MS = 1000;
+
+/**
+ * The delay before watching again after the server ended a watch. A watch normally runs for
+ * minutes; one that ends at once (an API server shutting down, a proxy closing streams) would
+ * otherwise turn the loop into a busy retry.
+ */
+export function delayAfterWatchEnded(
+  durationMs: number,
+  policy: BackoffPolicy,
+  attempt: number,
+  random: number,
+): number {
+  return durationMs >= MIN_HEALTHY_WATCH_MS ? 0 : backoffDelay(policy, attempt, random);
+}

@@ -20,6 +20,7 @@ const OK = prepare(200, TEXT_TYPE, "ok");
 const NOT_READY = errorResponse(503, "flags not loaded from Kubernetes yet", ["Retry-After", "1"]);
 const NOT_FOUND = errorResponse(404, "not found");
 const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
+const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
 
 const EMPTY = Buffer.alloc(0);
 
@@ -50,6 +51,8 @@ export function createSidecarServer(parts: ServerParts): Server {
       if (path === "/flags/stream") {
         // Accepted before the first sync too: the initial list then arrives as update events.
         stats.requests.stream++;
+        // A HEAD response has no body, so a stream would never end: answer the headers only.
+        if (request.method === "HEAD") return STREAM_HEAD;
         stream.subscribe(request, response);
         return undefined;
       }

@@ -3,7 +3,7 @@
 // back-off; a 410 Gone relists. Decisions are in backoff.ts; this is the shell that runs them.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { DEFAULT_BACKOFF, nextStep, type BackoffPolicy } from "./backoff.ts";
+import { DEFAULT_BACKOFF, delayAfterWatchEnded, nextStep, type BackoffPolicy } from "./backoff.ts";
 import type { FlagChange, FlagState } from "./flags.ts";
 import { KubeApiError, type FeatureFlagClient } from "./kube-client.ts";
 
@@ -43,6 +43,7 @@ export async function runWatchLoop(options: WatchLoopOptions, signal: AbortSigna
         options.onSynced();
         log.info({ flags: state.size, resourceVersion }, "listed FeatureFlags");
       }
+      const watchStarted = Date.now();
       await client.watch({
         resourceVersion,
         signal,
@@ -59,6 +60,11 @@ export async function runWatchLoop(options: WatchLoopOptions, signal: AbortSigna
         },
       });
       // The server ended the watch (its timeout): continue from the last resourceVersion.
+      const delayMs = delayAfterWatchEnded(Date.now() - watchStarted, policy, failures, Math.random());
+      if (delayMs > 0) {
+        failures++;
+        await sleep(delayMs, undefined, { signal }).catch(() => undefined);
+      }
     } catch (error) {
       if (isAborted(signal)) return;
       const status = error instanceof KubeApiError ? error.status : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay, DEFAULT_BACKOFF, nextStep } from "../src/backoff.ts";
+import { backoffDelay, DEFAULT_BACKOFF, delayAfterWatchEnded, nextStep } from "../src/backoff.ts";
 
 const noJitter = { ...DEFAULT_BACKOFF, jitter: 0 };
 
@@ -27,5 +27,17 @@ describe("nextStep", () => {
     expect(nextStep(undefined, noJitter, 0, 0.5)).toEqual({ action: "retry", delayMs: 250 });
     expect(nextStep(503, noJitter, 3, 0.5)).toEqual({ action: "retry", delayMs: 2000 });
     expect(nextStep(403, noJitter, 9, 0.5)).toEqual({ action: "retry", delayMs: 15_000 });
+  });
+});
+
+describe("delayAfterWatchEnded", () => {
+  it("watches again at once after a watch of normal length", () => {
+    expect(delayAfterWatchEnded(300_000, noJitter, 0, 0.5)).toBe(0);
+    expect(delayAfterWatchEnded(1000, noJitter, 3, 0.5)).toBe(0);
+  });
+
+  it("backs off when watches end as soon as they start", () => {
+    expect(delayAfterWatchEnded(5, noJitter, 0, 0.5)).toBe(250);
+    expect(delayAfterWatchEnded(5, noJitter, 4, 0.5)).toBe(4000);
   });
 });
