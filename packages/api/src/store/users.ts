@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { isRole, type Role } from "@svc/core";
-import type { Transaction } from "kysely";
+import type { CompiledQuery, Transaction } from "kysely";
 import type { UserView } from "../users/schemas.ts";
-import { isUniqueViolation, type Store, type Tables } from "./db.ts";
+import { isUniqueViolation, type Store, type Tables, type UsersTable } from "./db.ts";
 
 export interface StoredUser {
   username: string;
@@ -32,16 +32,21 @@ function toStoredUser(row: Tables["users"]): StoredUser {
 export class UsersRepo {
   readonly #store: Store;
 
+  /**
+   * The lookup every authenticated request makes, built and compiled once: only its parameter
+   * changes (building it anew took a tenth of an authenticated request's time).
+   */
+  readonly #findQuery: CompiledQuery<UsersTable>;
+
   constructor(store: Store) {
     this.#store = store;
+    this.#findQuery = store.db.selectFrom("users").selectAll().where("username", "=", "").compile();
   }
 
   async find(username: string): Promise<StoredUser | undefined> {
-    const row = await this.#store.db
-      .selectFrom("users")
-      .selectAll()
-      .where("username", "=", username)
-      .executeTakeFirst();
+    const query: CompiledQuery<UsersTable> = { ...this.#findQuery, parameters: [username] };
+    const { rows } = await this.#store.db.executeQuery(query);
+    const row = rows[0];
     return row === undefined ? undefined : toStoredUser(row);
   }
 
