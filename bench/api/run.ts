@@ -98,7 +98,10 @@ async function startApi(env: Record<string, string>): Promise<{ child: ChildProc
       () => 0,
     );
     if (status === 200) return { child, url };
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error("svc api did not start");
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("svc api did not start");
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { deleteDecision, passwordProblem, updateDecision, updatePermission } from "../src/users/rules.ts";
+import {
+  deleteDecision,
+  passwordProblem,
+  updateBodyProblem,
+  updateDecision,
+  updatePermission,
+} from "../src/users/rules.ts";
 
 const admin = { username: "root", role: "admin" as const };
 const editor = { username: "ed", role: "editor" as const };
@@ -52,5 +58,15 @@ describe("passwords", () => {
     expect(passwordProblem("a".repeat(73))).toMatch(/72 bytes/);
     expect(passwordProblem("é".repeat(36))).toBeUndefined();
     expect(passwordProblem("é".repeat(37))).toMatch(/72 bytes/);
+  });
+});
+
+describe("update bodies", () => {
+  it("need a password or a role, and may carry the read-only fields back unchanged", () => {
+    expect(updateBodyProblem("ann", {})).toMatch(/nothing to change/);
+    expect(updateBodyProblem("ann", { username: "ann" })).toMatch(/nothing to change/);
+    expect(updateBodyProblem("ann", { username: "ann", role: "viewer" })).toBeUndefined();
+    expect(updateBodyProblem("ann", { username: "bob", role: "viewer" })).toMatch(/^username: /);
+    expect(updateBodyProblem("ann", { password: "x" })).toBeUndefined();
   });
 });

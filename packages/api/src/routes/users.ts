@@ -7,6 +7,7 @@ import { HttpError } from "../http/errors.ts";
 import {
   deleteDecision,
   passwordProblem,
+  updateBodyProblem,
   updateDecision,
   updatePermission,
   type Actor,
@@ -77,6 +78,8 @@ export function userRoutes(ctx: ApiContext) {
         const actor = actorOf(request);
         const target = request.params.username;
         const { password, role } = request.body;
+        const bodyProblem = updateBodyProblem(target, request.body);
+        if (bodyProblem !== undefined) throw new HttpError(400, bodyProblem);
         refuse(updatePermission(actor, target, request.body));
         checkPassword(password);
         const passwordHash = password === undefined ? undefined : await hashPassword(password);

@@ -36,6 +36,20 @@ export function updatePermission(
   return undefined;
 }
 
+/** What an update body must hold beyond its schema: something to change, and no rename. */
+export function updateBodyProblem(
+  target: string,
+  body: { password?: unknown; role?: unknown; username?: unknown },
+): string | undefined {
+  if (body.username !== undefined && body.username !== target) {
+    return "username: must match the path: users cannot be renamed";
+  }
+  if (body.password === undefined && body.role === undefined) {
+    return "must hold password, role or both: there is nothing to change";
+  }
+  return undefined;
+}
+
 export interface StoredUserState {
   /** The target's current role, or undefined when no such user exists. */
   targetRole: Role | undefined;

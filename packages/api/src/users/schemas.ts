@@ -31,13 +31,18 @@ export const CreateUserBody = Type.Object(
 );
 export type CreateUserBody = Type.Static<typeof CreateUserBody>;
 
+/**
+ * password and role change; username and createdAt are the read-only fields of the user's own
+ * representation, accepted so that a client can GET, edit and PUT back (DESIGN.md §4 General).
+ */
 export const UpdateUserBody = Type.Object(
-  { password: Type.Optional(Password), role: Type.Optional(RoleName) },
   {
-    additionalProperties: false,
-    minProperties: 1,
-    errorMessage: "must hold password, role or both: there is nothing to change",
+    password: Type.Optional(Password),
+    role: Type.Optional(RoleName),
+    username: Type.Optional(Type.String({ maxLength: 1024, description: "Read-only: must match the path." })),
+    createdAt: Type.Optional(Type.String({ maxLength: 64, description: "Read-only: ignored." })),
   },
+  { additionalProperties: false },
 );
 export type UpdateUserBody = Type.Static<typeof UpdateUserBody>;
 
