@@ -52,8 +52,8 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
     if (ROUTE_RULES[key]?.access === "public") return;
     await authenticate(ctx, request);
     const decision = authorizeRoute(ROUTE_RULES, key, request.actor?.role);
-    if (decision.outcome === "unauthenticated")
-      throw new HttpError(401, "missing bearer token: log in first");
-    if (decision.outcome !== "allow") throw new HttpError(403, decision.message);
+    // authenticate() either set the actor or threw a 401: what is left to refuse is the role.
+    if (decision.outcome !== "allow")
+      throw new HttpError(403, "message" in decision ? decision.message : key);
   });
 }
