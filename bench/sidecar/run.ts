@@ -3,7 +3,7 @@
 // 1,000 changes, start-up time and memory. Everything runs on this machine: a real local
 // control plane, the real `svc sidecar` command pinned to CPU 0, autocannon pinned to CPU 1.
 //
-//   node bench/sidecar/run.ts [--flags 10,5000] [--duration 10] [--changes 1000]
+//   node bench/sidecar/run.ts [--flags 10,5000] [--duration 10] [--changes 1000] [--node-args="--max-semi-space-size=1 ..."]
 //
 // Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -22,6 +22,8 @@ const { values: args } = parseArgs({
     flags: { type: "string", default: "10,5000" },
     duration: { type: "string", default: "10" },
     changes: { type: "string", default: "1000" },
+    // Extra node arguments for the sidecar, e.g. "--max-semi-space-size=1" to compare memory settings.
+    "node-args": { type: "string", default: "" },
   },
 });
 const flagCounts = args.flags.split(",").map(Number);
@@ -250,6 +252,15 @@ try {
     process.stderr.write(`${count} flags: ${changes} changes...\n`);
     const latencies = await changeToEvent(kc, namespace, sidecar.url, changes);
     const afterLoad = memory(pid);
+    // Last, since it loads prom-client: where the memory is (V8 heap, young generation, buffers).
+    const metrics = await (await fetch(`${sidecar.url}/metrics`)).text();
+    const heap = Object.fromEntries(
+      [
+        ...metrics.matchAll(
+          /^nodejs_(heap_size_used_bytes|heap_size_total_bytes|external_memory_bytes) (\d+)/gm,
+        ),
+      ].map((m) => [m[1] ?? "", Math.round(Number(m[2]) / 1e5) / 10]),
+    );
     sidecar.child.kill("SIGTERM");
     await new Promise((r) => sidecar.child.once("exit", r));
     results.push({
@@ -257,6 +268,7 @@ try {
       startupMs: Math.round(sidecar.startupMs),
       idle,
       afterLoad,
+      heapMb: heap,
       value,
       ofrep,
       ofrepBulk: bulk,

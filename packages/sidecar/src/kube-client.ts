@@ -62,13 +62,20 @@ export class FeatureFlagClient {
       : new http.Agent({ keepAlive: true });
   }
 
-  /** Every FeatureFlag of the namespace, page by page, with the list's resourceVersion. */
-  async list(signal: AbortSignal): Promise<FlagList> {
+  /**
+   * Every FeatureFlag of the namespace, page by page, with the list's resourceVersion.
+   * `fromCache` (resourceVersion=0, as client-go's reflector does for its first list) lets the
+   * API server answer from its watch cache instead of etcd: much faster, possibly a moment
+   * behind, which the watch from the returned resourceVersion then catches up. A relist after a
+   * 410 asks for the latest state instead, so the served flags never go back in time.
+   */
+  async list(signal: AbortSignal, fromCache: boolean): Promise<FlagList> {
     const items: FeatureFlagObject[] = [];
     let next: string | undefined;
     for (;;) {
       const query = new URLSearchParams({ limit: String(LIST_PAGE) });
       if (next !== undefined) query.set("continue", next);
+      else if (fromCache) query.set("resourceVersion", "0");
       const response = await this.#request(`${this.#path}?${query.toString()}`, signal);
       const body = await readBody(response);
       if (response.statusCode !== 200) throw apiError("list", response.statusCode, body);
@@ -76,7 +83,8 @@ export class FeatureFlagClient {
         items?: FeatureFlagObject[];
         metadata?: { resourceVersion?: string; continue?: string };
       };
-      items.push(...(page.items ?? []));
+      // Keep only what the sidecar reads: a page's full objects (managedFields, status) are garbage at once.
+      for (const item of page.items ?? []) items.push(slim(item));
       next = page.metadata?.continue || undefined;
       if (next === undefined) return { items, resourceVersion: page.metadata?.resourceVersion ?? "" };
     }
@@ -159,6 +167,14 @@ export class FeatureFlagClient {
       request.end();
     });
   }
+}
+
+function slim(object: FeatureFlagObject): FeatureFlagObject {
+  const { metadata, spec } = object;
+  return {
+    metadata: { name: metadata?.name, resourceVersion: metadata?.resourceVersion },
+    spec: { type: spec?.type, defaultValue: spec?.defaultValue, enabled: spec?.enabled },
+  };
 }
 
 function readBody(response: IncomingMessage): Promise<string> {

@@ -31,11 +31,13 @@ export async function runWatchLoop(options: WatchLoopOptions, signal: AbortSigna
   // Bookmarks arrive about once a minute; two minutes of silence past the timeout means a dead link.
   const silenceMs = options.silenceMs ?? (timeoutSeconds + 120) * 1000;
   let resourceVersion: string | undefined;
+  let listedOnce = false;
   let failures = 0;
   while (!signal.aborted) {
     try {
       if (resourceVersion === undefined) {
-        const list = await client.list(signal);
+        const list = await client.list(signal, !listedOnce);
+        listedOnce = true;
         options.onChanges(state.replace(list.items));
         resourceVersion = list.resourceVersion;
         failures = 0;
