@@ -365,3 +365,43 @@ describe("svc sidecar (the command)", () => {
     }
   });
 });
+
+describe("svc sidecar before its first list (API unreachable from the start)", () => {
+  it("answers 503 on flag endpoints and health, yet accepts streams, and routes the rest", async () => {
+    const unreachable = await runSidecar({
+      namespace: "nowhere",
+      port: 0,
+      host: "127.0.0.1",
+      kubeconfigPath: undefined,
+      heartbeatMs: 1000,
+      logLevel: "silent",
+      log: pino({ level: "silent" }),
+      // Port 1 on loopback refuses connections: the list fails and is retried.
+      connection: { server: "https://127.0.0.1:1", rejectUnauthorized: true, token: () => undefined },
+    });
+    try {
+      const at = (path: string, init?: RequestInit) => fetch(unreachable.url + path, init);
+      for (const path of ["/healthz", "/flags", "/flags/a", "/flags/a/value"]) {
+        const response = await at(path);
+        expect(response.status, path).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("1");
+        expect(await response.json()).toEqual({ error: "flags not loaded from Kubernetes yet" });
+      }
+      expect((await at("/ofrep/v1/evaluate/flags/a", { method: "POST", body: "{}" })).status).toBe(503);
+      const stream = await openStream(unreachable.url);
+      expect(stream.response.statusCode).toBe(200);
+      expect(stream.response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+      stream.close();
+
+      const post = await at("/flags", { method: "POST" });
+      expect(post.status).toBe(405);
+      expect(post.headers.get("allow")).toBe("GET");
+      expect((await at("/ofrep/v1/evaluate/flags/a")).status).toBe(405);
+      expect(await (await at("/nope")).json()).toEqual({ error: "not found" });
+      expect((await at("/flags/stream", { method: "HEAD" })).status).toBe(200);
+      expect(unreachable.stats.kubernetesConnected).toBe(false);
+    } finally {
+      await unreachable.close();
+    }
+  });
+});
