@@ -566,4 +566,27 @@ describe.each(BACKENDS)("API server on $name", (backend) => {
       ]);
     });
   });
+
+  it("never leaves zero admins when two admins demote each other at once", async () => {
+    // Its own database: here the two admins are the only ones.
+    const db = await backend.open();
+    const pair = await TestApi.start(testConfig(db.database));
+    try {
+      const admin = await pair.login("admin", ADMIN_PASSWORD);
+      await pair.createUser(admin, "rival", "admin");
+      const rival = await pair.login("rival", "rival-password");
+      const replies = await Promise.all([
+        pair.call("PUT", "/api/v1/users/rival", { token: admin, body: { role: "viewer" } }),
+        pair.call("PUT", "/api/v1/users/admin", { token: rival, body: { role: "viewer" } }),
+      ]);
+      // One wins; the other finds the last admin (409) or has already lost its role (403).
+      expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(replies.every((r) => [200, 403, 409].includes(r.status))).toBe(true);
+      const users = (await pair.call("GET", "/api/v1/users", { token: admin })).json as { role: string }[];
+      expect(users.filter((u) => u.role === "admin")).toHaveLength(1);
+    } finally {
+      await pair.close();
+      await db.remove();
+    }
+  });
 });
