@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { retentionCutoff } from "./audit/query.ts";
 import { installAuditRecorder } from "./audit/recorder.ts";
+import { dummyPasswordHash } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import type { ApiConfig } from "./config.ts";
@@ -54,7 +55,11 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     now,
   };
   try {
-    await ensureInitialAdmin(context.users, context.audit, config.adminPassword, now());
+    // The dummy hash is made now, so that the first login of an unknown user is not slower.
+    await Promise.all([
+      ensureInitialAdmin(context.users, context.audit, config.adminPassword, now()),
+      dummyPasswordHash(),
+    ]);
   } catch (error) {
     await store.close();
     throw error;
