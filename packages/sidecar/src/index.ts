@@ -11,6 +11,7 @@ import { FlagState, type FlagChange } from "./flags.ts";
 import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
+import { createFastFront } from "./fast-path.ts";
 import { createSidecarServer } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
 import { ChangeStream } from "./stream.ts";
@@ -56,7 +57,7 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
     ...(options.maxStreamBacklogBytes !== undefined && { maxBacklogBytes: options.maxStreamBacklogBytes }),
   });
   let registry: Promise<Registry> | undefined;
-  const server = createSidecarServer({
+  const http = createSidecarServer({
     namespace: options.namespace,
     state,
     stream,
@@ -68,6 +69,8 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
         subscribers: () => stream.subscribers,
       })),
   });
+  const front = createFastFront(http.server, http.readFlags);
+  const server = front.server;
   server.listen(options.port, options.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
@@ -110,7 +113,8 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
       const closed = once(server, "close");
       server.close();
       stream.close();
-      server.closeIdleConnections();
+      front.closeIdle();
+      http.server.closeIdleConnections();
       stopWatching.abort();
       await watching;
       client.close();

@@ -23,6 +23,7 @@ const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
 const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
 
 const EMPTY = Buffer.alloc(0);
+const KEEP_ALIVE_MS = 65_000;
 
 function send(response: ServerResponse, prepared: PreparedResponse): void {
   response.writeHead(prepared.status, prepared.headers);
@@ -33,10 +34,45 @@ function methodNotAllowed(allowed: string): PreparedResponse {
   return errorResponse(405, `method not allowed; use ${allowed}`, ["Allow", allowed]);
 }
 
-export function createSidecarServer(parts: ServerParts): Server {
+export interface SidecarHttp {
+  server: Server;
+  /**
+   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the prepared
+   * response; undefined for any other path. Shared with the fast path (fast-path.ts).
+   */
+  readFlags: (path: string) => PreparedResponse | undefined;
+}
+
+export function createSidecarServer(parts: ServerParts): SidecarHttp {
   const { state, stream, stats, namespace } = parts;
   const flagNotFoundResponse = (name: string) =>
     errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
+
+  const readFlags = (path: string): PreparedResponse | undefined => {
+    if (path === "/healthz") {
+      stats.requests.healthz++;
+      // Ready once the first list is done; stays ready through API outages (the flags are still served).
+      return stats.ready ? OK : NOT_READY;
+    }
+    if (path !== "/flags" && (!path.startsWith("/flags/") || path === "/flags/stream")) return undefined;
+    if (!stats.ready) return NOT_READY;
+    if (path === "/flags") {
+      stats.requests.flags++;
+      return state.listResponse();
+    }
+    const rest = path.slice("/flags/".length);
+    const slash = rest.indexOf("/");
+    const name = slash === -1 ? rest : rest.slice(0, slash);
+    if (slash === -1) {
+      stats.requests.flag++;
+      return state.get(name)?.object ?? flagNotFoundResponse(name);
+    }
+    if (rest.slice(slash) === "/value") {
+      stats.requests.value++;
+      return state.get(name)?.value ?? flagNotFoundResponse(name);
+    }
+    return undefined;
+  };
 
   /** The response to send, or undefined when the route answers by itself (stream, metrics). */
   const respond = (request: IncomingMessage, response: ServerResponse): PreparedResponse | undefined => {
@@ -46,33 +82,19 @@ export function createSidecarServer(parts: ServerParts): Server {
     // HEAD is GET without a body (node:http drops the body of a HEAD response).
     const isGet = request.method === "GET" || request.method === "HEAD";
 
-    if (path === "/flags" || path.startsWith("/flags/")) {
+    if (path === "/flags/stream") {
       if (!isGet) return methodNotAllowed("GET");
-      if (path === "/flags/stream") {
-        // Accepted before the first sync too: the initial list then arrives as update events.
-        stats.requests.stream++;
-        // A HEAD response has no body, so a stream would never end: answer the headers only.
-        if (request.method === "HEAD") return STREAM_HEAD;
-        stream.subscribe(request, response);
-        return undefined;
-      }
-      if (!stats.ready) return NOT_READY;
-      if (path === "/flags") {
-        stats.requests.flags++;
-        return state.listResponse();
-      }
-      const rest = path.slice("/flags/".length);
-      const slash = rest.indexOf("/");
-      const name = slash === -1 ? rest : rest.slice(0, slash);
-      const entry = state.get(name);
-      if (slash === -1) {
-        stats.requests.flag++;
-        return entry ? entry.object : flagNotFoundResponse(name);
-      }
-      if (rest.slice(slash) === "/value") {
-        stats.requests.value++;
-        return entry ? entry.value : flagNotFoundResponse(name);
-      }
+      // Accepted before the first sync too: the initial list then arrives as update events.
+      stats.requests.stream++;
+      // A HEAD response has no body, so a stream would never end: answer the headers only.
+      if (request.method === "HEAD") return STREAM_HEAD;
+      stream.subscribe(request, response);
+      return undefined;
+    }
+    if (path === "/healthz" || path === "/flags" || path.startsWith("/flags/")) {
+      if (!isGet) return methodNotAllowed("GET");
+      const prepared = readFlags(path);
+      if (prepared) return prepared;
     } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
       // Flag names are DNS labels: a key that needs percent-decoding names no flag anyway.
       const key = path.slice(OFREP_PREFIX.length + 1);
@@ -90,11 +112,6 @@ export function createSidecarServer(parts: ServerParts): Server {
         stats.requests.ofrep_single++;
         return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
       }
-    } else if (path === "/healthz") {
-      stats.requests.healthz++;
-      if (!isGet) return methodNotAllowed("GET");
-      // Ready once the first list is done; stays ready through API outages (the flags are still served).
-      return stats.ready ? OK : NOT_READY;
     } else if (path === "/metrics") {
       stats.requests.metrics++;
       if (!isGet) return methodNotAllowed("GET");
@@ -112,8 +129,9 @@ export function createSidecarServer(parts: ServerParts): Server {
     return NOT_FOUND;
   };
 
-  return createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (request, response) => {
     const prepared = respond(request, response);
     if (prepared) send(response, prepared);
   });
+  return { server, readFlags };
 }

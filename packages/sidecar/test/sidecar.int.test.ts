@@ -272,6 +272,38 @@ describe("svc sidecar against a real API server", () => {
     }
   });
 
+  it("answers pipelined reads on the fast path, then hands the connection to node:http intact", async () => {
+    await flags.create("piped", "string", "yes");
+    await eventually(
+      () => flagObject("piped"),
+      (f) => typeof f === "object",
+      "the flag",
+    );
+    const socket = connect(sidecar.port, "127.0.0.1");
+    let received = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (received += chunk));
+    const responses = () => received.split("HTTP/1.1 ").length - 1;
+    // Two reads in one packet: answered by the fast path.
+    socket.write(
+      "GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\nGET /flags/nope HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    await eventually(poll(responses), (n) => n >= 2, "two answers");
+    expect(received).toMatch(
+      /^HTTP\/1\.1 200 OK\r\n.*Content-Length: 3\r\nDate: [^\r]+ GMT\r\n.*\r\n\r\nyes/s,
+    );
+    expect(received).toContain("HTTP/1.1 404 Not Found");
+    // A POST with a body, split across packets: node:http takes over the connection.
+    socket.write("POST /ofrep/v1/evaluate/flags/piped HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 50));
+    socket.write("{}GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\n");
+    await eventually(poll(responses), (n) => n >= 4, "two more answers on the same connection");
+    expect(received).toContain('{"key":"piped","reason":"STATIC","value":"yes"}');
+    expect(received.endsWith("yes")).toBe(true);
+    socket.destroy();
+    await flags.remove("piped");
+  });
+
   it("keeps a stream that stops reading from holding back the others, and cuts it off", async () => {
     await flags.create("big", "string", "0");
     await eventually(
