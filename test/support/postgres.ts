@@ -18,7 +18,7 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
  */
 export async function testPostgresDatabase(
   prefix: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
+): Promise<{ url: string; drop: () => Promise<void>; terminateConnections: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(4).toString("hex")}`;
   await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`));
   const url = new URL(inject("postgresUrl"));
@@ -27,6 +27,12 @@ export async function testPostgresDatabase(
     url: url.toString(),
     drop: async () => {
       await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+    /** Ends every connection to the database, as a server restart or failover would. */
+    terminateConnections: async () => {
+      await withAdmin((c) =>
+        c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]),
+      );
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { pino } from "pino";
 import { retentionCutoff } from "./audit/query.ts";
 import { installAuditRecorder } from "./audit/recorder.ts";
 import { dummyPasswordHash } from "./auth/passwords.ts";
@@ -43,7 +44,16 @@ export interface ApiServerOptions {
 /** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
 export async function buildApiServer(config: ApiConfig, options: ApiServerOptions = {}): Promise<ApiServer> {
   const now = options.now ?? Date.now;
-  const store = await openStore(config.database);
+  const logger: FastifyBaseLogger = pino({
+    level: config.logLevel,
+    // Tokens and passwords never reach the log (bodies are not logged at all).
+    redact: ["req.headers.authorization", "req.headers.cookie"],
+  });
+  const store = await openStore(config.database, {
+    onConnectionError: (error) => {
+      logger.warn({ err: error }, "database connection lost; it is reopened on next use");
+    },
+  });
   const context: ApiContext = {
     config,
     store,
@@ -66,11 +76,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   }
 
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      // Tokens and passwords never reach the log (bodies are not logged at all).
-      redact: ["req.headers.authorization", "req.headers.cookie"],
-    },
+    loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
     exposeHeadRoutes: false,

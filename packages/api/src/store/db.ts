@@ -81,8 +81,17 @@ function openSqlite(path: string): SqliteDatabase {
   };
 }
 
+export interface StoreOptions {
+  /**
+   * Called when PostgreSQL closes an idle pooled connection (server restart, failover, an
+   * administrator's termination). The pool drops that connection and opens a new one on next
+   * use; without a listener the pool's error event would crash the process.
+   */
+  onConnectionError?: (error: Error) => void;
+}
+
 /** Opens the configured database and brings its schema to the latest migration. */
-export async function openStore(config: DatabaseConfig): Promise<Store> {
+export async function openStore(config: DatabaseConfig, options: StoreOptions = {}): Promise<Store> {
   const db =
     config.kind === "sqlite"
       ? new Kysely<Tables>({
@@ -90,9 +99,7 @@ export async function openStore(config: DatabaseConfig): Promise<Store> {
             database: () => Promise.resolve(openSqlite(config.path)),
           }),
         })
-      : new Kysely<Tables>({
-          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 10 }) }),
-        });
+      : new Kysely<Tables>({ dialect: new PostgresDialect({ pool: postgresPool(config.url, options) }) });
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrationsFor(config.kind)) },
@@ -108,6 +115,12 @@ export async function openStore(config: DatabaseConfig): Promise<Store> {
     );
   }
   return { db, kind: config.kind, close: () => db.destroy() };
+}
+
+function postgresPool(url: string, options: StoreOptions): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on("error", (error) => options.onConnectionError?.(error));
+  return pool;
 }
 
 /** Readiness: one round trip to the database. */
