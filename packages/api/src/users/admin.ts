@@ -1,11 +1,34 @@
 import { hashPassword } from "../auth/passwords.ts";
 import { isoTime } from "../context.ts";
+import type { NewAuditEvent } from "../audit/event.ts";
 import type { AuditRepo } from "../store/audit.ts";
 import type { UsersRepo } from "../store/users.ts";
 import { passwordProblem } from "./rules.ts";
 
 /** DESIGN.md §4: the initial admin's username. */
 export const INITIAL_ADMIN = "admin";
+
+/** An audit event about the admin user written by the system itself (no request, no session). */
+function adminAuditEvent(
+  actor: string,
+  action: "create" | "update",
+  now: number,
+  details: NewAuditEvent["details"],
+): NewAuditEvent {
+  return {
+    timestamp: isoTime(now),
+    actor,
+    actorRole: "",
+    action,
+    resource: "user",
+    resourceName: INITIAL_ADMIN,
+    namespace: "",
+    cluster: "",
+    outcome: "success",
+    sourceIp: "",
+    details,
+  };
+}
 
 function checkAdminPassword(password: string, source: string): void {
   const problem = passwordProblem(password);
@@ -38,22 +61,12 @@ export async function ensureInitialAdmin(
   );
   // undefined: another replica created it meanwhile, which is just as good.
   if (created === undefined) return "exists";
-  await audit.append({
-    timestamp: isoTime(now),
-    actor: "system",
-    actorRole: "",
-    action: "create",
-    resource: "user",
-    resourceName: INITIAL_ADMIN,
-    namespace: "",
-    cluster: "",
-    outcome: "success",
-    sourceIp: "",
-    details: {
+  await audit.append(
+    adminAuditEvent("system", "create", now, {
       after: { username: INITIAL_ADMIN, role: "admin" },
       reason: "initial admin from SVC_ADMIN_PASSWORD",
-    },
-  });
+    }),
+  );
   return "created";
 }
 
@@ -77,18 +90,12 @@ export async function resetAdminPassword(
     await writer.update({ role: "admin", passwordHash }, isoTime(now));
     return { outcome: "updated" as const, beforeRole: state.target.role };
   });
-  await audit.append({
-    timestamp: isoTime(now),
-    actor: "svc reset-admin-password",
-    actorRole: "",
-    action: result.outcome === "created" ? "create" : "update",
-    resource: "user",
-    resourceName: INITIAL_ADMIN,
-    namespace: "",
-    cluster: "",
-    outcome: "success",
-    sourceIp: "",
-    details: { before: { role: result.beforeRole }, after: { role: "admin" }, passwordChanged: true },
-  });
+  await audit.append(
+    adminAuditEvent("svc reset-admin-password", result.outcome === "created" ? "create" : "update", now, {
+      before: { role: result.beforeRole },
+      after: { role: "admin" },
+      passwordChanged: true,
+    }),
+  );
   return result.outcome;
 }
