@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
 
 const DEMO_NAMESPACE = "demo";
@@ -52,12 +53,23 @@ export async function runDev(): Promise<void> {
   await ensureNamespace(kc, SYSTEM_NAMESPACE);
   await createDemoData(kc);
   const api = await startDevApi(parentDir);
+  // The sidecar as the operator would inject it into the demo namespace's pods.
+  const sidecar = await runSidecar(
+    configFromEnv({
+      POD_NAMESPACE: DEMO_NAMESPACE,
+      KUBECONFIG: controlPlane.kubeconfigPath,
+      SVC_SIDECAR_HOST: "127.0.0.1",
+      SVC_LOG_LEVEL: "warn",
+    }),
+  );
+  await sidecar.ready;
   process.stdout.write(
     [
       "",
       "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
       "",
       `  REST API         ${api.url}  (user admin, password ${DEV_ADMIN_PASSWORD}; metrics ${api.metricsUrl}/metrics)`,
+      `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,
       `  try              kubectl --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
