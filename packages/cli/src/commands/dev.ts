@@ -56,10 +56,11 @@ export async function runDev(): Promise<void> {
   // The sidecar as the operator would inject it into the demo namespace's pods.
   const sidecar = await runSidecar(
     configFromEnv({
-      POD_NAMESPACE: DEMO_NAMESPACE,
-      KUBECONFIG: controlPlane.kubeconfigPath,
       SVC_SIDECAR_HOST: "127.0.0.1",
       SVC_LOG_LEVEL: "warn",
+      ...process.env,
+      POD_NAMESPACE: DEMO_NAMESPACE,
+      KUBECONFIG: controlPlane.kubeconfigPath,
     }),
   );
   await sidecar.ready;
