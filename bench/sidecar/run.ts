@@ -12,7 +12,6 @@
 // Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,6 +19,7 @@ import { parseArgs } from "node:util";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
@@ -242,24 +242,10 @@ async function changeToEvent(
 ): Promise<number[]> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const waiting = new Map<string, () => void>();
-  const stream = request(`${url}/flags/stream`);
-  stream.on("response", (response) => {
-    let pending = "";
-    response.setEncoding("utf8");
-    response.on("data", (chunk: string) => {
-      pending += chunk;
-      let end: number;
-      while ((end = pending.indexOf("\n\n")) !== -1) {
-        const block = pending.slice(0, end);
-        pending = pending.slice(end + 2);
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (data === undefined) continue;
-        const flag = JSON.parse(data) as { name: string; value: string };
-        if (flag.name === "flag-00002") waiting.get(flag.value)?.();
-      }
-    });
+  const stream = await openStream(url, {}, (event) => {
+    const flag = event.data as { name: string; value: string };
+    if (flag.name === "flag-00002") waiting.get(flag.value)?.();
   });
-  stream.end();
   await sleep(500);
   const samples: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -278,7 +264,7 @@ async function changeToEvent(
     samples.push(performance.now() - start);
     waiting.delete(value);
   }
-  stream.destroy();
+  stream.close();
   return samples.sort((a, b) => a - b);
 }
 

@@ -1,5 +1,5 @@
-// A minimal server-sent events client for the tests: records every event and comment of one
-// /flags/stream connection.
+// A minimal server-sent events client for the tests and the benchmark: records every event and
+// comment of one /flags/stream connection, and can call back on each event as it arrives.
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 
 export interface StreamEvent {
@@ -20,6 +20,7 @@ export interface StreamRecording {
 export async function openStream(
   url: string,
   headers: Record<string, string> = {},
+  onEvent?: (event: StreamEvent) => void,
 ): Promise<StreamRecording> {
   let req: ClientRequest | undefined;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -48,11 +49,13 @@ export async function openStream(
       }
       const data = fields.get("data");
       if (data !== undefined) {
-        events.push({
+        const event = {
           id: fields.get("id"),
           event: fields.get("event") ?? "message",
-          data: JSON.parse(data),
-        });
+          data: JSON.parse(data) as unknown,
+        };
+        events.push(event);
+        onEvent?.(event);
       }
     }
   });
