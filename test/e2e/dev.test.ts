@@ -1,6 +1,6 @@
 // `make dev` runs `svc dev`: this starts it as a user would (on free ports), uses what its banner
 // points at, and stops it with Ctrl-C.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -52,6 +52,13 @@ it("svc dev serves the API and the demo flag through the sidecar, and cleans up 
   const flags: unknown = await (await fetch(sidecarFlags)).json();
   expect(flags).toEqual([{ name: "new-checkout", type: "boolean", value: "true", disabled: false }]);
   expect(existsSync(kubeconfig)).toBe(true);
+
+  // The banner's kubectl command works, and prints the CRD's columns.
+  const tryLine = banner.find((l) => l.trimStart().startsWith("try")) ?? "";
+  const [kubectl, ...kubectlArgs] = tryLine.trim().split(/\s+/).slice(1);
+  const table = execFileSync(kubectl ?? "kubectl", kubectlArgs, { encoding: "utf8" });
+  expect(table).toMatch(/^NAMESPACE\s+NAME\s+TYPE\s+VALUE\s+ENABLED\s+DELIVERY\s+PHASE\s+AGE/);
+  expect(table).toMatch(/demo\s+new-checkout\s+boolean\s+true\s+true/);
 
   child.kill("SIGINT");
   await once(child, "exit");

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,8 +23,11 @@ function deployment(name: string, image: string): V1Deployment {
 }
 
 describe("the shared control plane", () => {
-  it("serves a recent Kubernetes (native sidecars are GA from 1.33)", async () => {
+  it("serves the Kubernetes pinned in hack/controlplane (≥ 1.33: native sidecars are GA)", async () => {
+    const goMod = readFileSync(join(import.meta.dirname, "../../../hack/controlplane/kube/go.mod"), "utf8");
+    const pinned = /^\s*k8s\.io\/kubernetes (v\S+)/m.exec(goMod)?.[1];
     const version = await kc.makeApiClient(VersionApi).getCode();
+    expect(version.gitVersion).toBe(pinned);
     expect(Number(version.major)).toBe(1);
     expect(Number.parseInt(version.minor, 10)).toBeGreaterThanOrEqual(33);
   });

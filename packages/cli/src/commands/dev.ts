@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
-import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { defaultBinDir, ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
 
@@ -73,7 +73,7 @@ export async function runDev(): Promise<void> {
       `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,
-      `  try              kubectl --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
+      `  try              ${join(defaultBinDir(), "kubectl")} --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
       `  demo data        namespace ${DEMO_NAMESPACE}: Deployment web, FeatureFlag new-checkout`,
       `  logs             ${controlPlane.dir}/*.log`,
       "",
