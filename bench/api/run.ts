@@ -9,9 +9,9 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { freeLoopbackPort } from "@svc/kube";
 import { startPostgresServer, type PostgresServer } from "../../test/support/postgres-server.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -59,20 +59,9 @@ function load(url: string, options: { token?: string; body?: string; connections
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => {
-        resolvePort(port);
-      });
-    });
-  });
-}
-
 /** Starts `svc api` on CPU 0 and waits (bounded) until it answers /healthz. */
 async function startApi(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = spawn(
     "taskset",
     ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "api"],

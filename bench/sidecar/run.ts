@@ -12,13 +12,12 @@
 // Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
-import { ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { ensureNamespace, freeLoopbackPort, installCrds, startLocalControlPlane } from "@svc/kube";
 import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -35,14 +34,6 @@ const { values: args } = parseArgs({
 const flagCounts = args.flags.split(",").map(Number);
 const duration = Number(args.duration);
 const changes = Number(args.changes);
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((r) => server.once("listening", r));
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,7 +79,7 @@ interface Started {
 
 /** Starts `svc sidecar` on CPU 0 and measures spawn → /healthz 200 (flags listed). */
 async function startSidecar(namespace: string, kubeconfig: string): Promise<Started> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const compileCache = join(ROOT, ".cache/node-compile-cache");
   mkdirSync(compileCache, { recursive: true });

@@ -2,10 +2,10 @@
 // temporary folder, listen on a free loopback port, remove everything on stop.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freeLoopbackPort } from "@svc/kube";
 
 export interface PostgresServer {
   /** Superuser URL of the `postgres` database. */
@@ -24,20 +24,6 @@ function postgresBin(): string {
   const newest = versions[0];
   if (newest === undefined) throw new Error(`no PostgreSQL server under ${root}: run \`make postgres\``);
   return join(root, newest, "bin");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === "object" && address !== null) resolve(address.port);
-        else reject(new Error("no port"));
-      });
-    });
-  });
 }
 
 /** PostgreSQL refuses to run as root: then it runs as the `postgres` system user. */
@@ -84,7 +70,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.stderr}${init.error?.message ?? ""}`);
   }
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   let output = "";
   // Durability settings off: a test database is thrown away, speed matters more.
   const child = spawn(

@@ -6,14 +6,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { once } from "node:events";
 import { createWriteStream, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
-import { createServer } from "node:net";
 import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
+import { freeLoopbackPort } from "./ports.ts";
 
 export interface LocalControlPlane {
   /** Folder holding data, certificates, logs and the kubeconfig; removed by stop(). */
@@ -69,16 +68,6 @@ function installExitHooks(): void {
     // Exiting (rather than re-raising the signal) runs the 'exit' hook above.
     process.once(signal, () => process.exit(128 + constants.signals[signal]));
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === "string") throw new Error("could not find a free port");
-  return address.port;
 }
 
 interface Component {
@@ -196,10 +185,10 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
 
   try {
     const [etcdPort, etcdPeerPort, apiPort, kcmPort] = await Promise.all([
-      freePort(),
-      freePort(),
-      freePort(),
-      freePort(),
+      freeLoopbackPort(),
+      freeLoopbackPort(),
+      freeLoopbackPort(),
+      freeLoopbackPort(),
     ]);
     const token = randomBytes(32).toString("hex");
     const certDir = join(dir, "pki");
