@@ -1,5 +1,6 @@
 import { AUDIT_ACTIONS, AUDIT_RESOURCES, fieldPath, type FieldError, type Validated } from "@svc/core";
 import Type from "typebox";
+import { isoTime } from "../context.ts";
 
 export const AUDIT_LIMIT_DEFAULT = 100;
 export const AUDIT_LIMIT_MAX = 1000;
@@ -49,7 +50,7 @@ function time(name: string, raw: string | undefined, errors: FieldError[]): stri
     });
     return undefined;
   }
-  return new Date(ms).toISOString();
+  return isoTime(ms);
 }
 
 function positive(
@@ -92,5 +93,5 @@ export function parseAuditQuery(query: AuditQueryString): Validated<AuditQuery> 
 
 /** Oldest timestamp that retention keeps. */
 export function retentionCutoff(now: number, retentionDays: number): string {
-  return new Date(now - retentionDays * 24 * 60 * 60 * 1000).toISOString();
+  return isoTime(now - retentionDays * 24 * 60 * 60 * 1000);
 }
