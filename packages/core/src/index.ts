@@ -4,4 +4,6 @@ export * from "./schema.ts";
 export * from "./flag.ts";
 export * from "./cluster-connection.ts";
 export * from "./crd.ts";
-export * from "./rbac.ts";
+export * from "./access.ts";
+export * from "./audit-vocabulary.ts";
+export * from "./user-rules.ts";

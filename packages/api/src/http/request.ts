@@ -1,4 +1,4 @@
-import type { Actor } from "../users/rules.ts";
+import type { Actor } from "@svc/core";
 
 /** What the auth and audit hooks learn about a request, for the handlers and for each other. */
 declare module "fastify" {

@@ -1,10 +1,9 @@
-import { ROLES } from "@svc/core";
+import { passwordProblem, ROLES } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "../auth/passwords.ts";
 import { isoTime, type ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { passwordProblem } from "../users/rules.ts";
 import { MessageBody } from "./schemas.ts";
 
 /** Lengths only bound the work a login can cause; a name that cannot exist just fails (401). */

@@ -1,18 +1,20 @@
+import {
+  deleteDecision,
+  passwordProblem,
+  sessionsEndedBy,
+  updateBodyProblem,
+  updateDecision,
+  updatePermission,
+  type Actor,
+  type Refusal,
+  type SessionsEnded,
+} from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
 import { hashPassword } from "../auth/passwords.ts";
 import { isoTime, type ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import {
-  deleteDecision,
-  passwordProblem,
-  updateBodyProblem,
-  updateDecision,
-  updatePermission,
-  type Actor,
-  type Refusal,
-} from "../users/rules.ts";
 import {
   CreateUserBody,
   UpdateUserBody,
@@ -36,6 +38,20 @@ function checkPassword(password: string | undefined): void {
 function actorOf(request: FastifyRequest): Actor {
   if (request.actor === undefined) throw new Error(`no authenticated actor on ${request.routeKey ?? "?"}`);
   return request.actor;
+}
+
+/** Applies core's decision of which sessions a change ends; the kept one takes the new stamp. */
+function endSessions(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  target: string,
+  ended: SessionsEnded,
+  newStamp?: string,
+): void {
+  if (ended.end === "none") return;
+  const kept = ended.end === "all-but-callers" ? request.sessionToken : undefined;
+  ctx.sessions.closeUserSessions(target, kept);
+  if (kept !== undefined && newStamp !== undefined) ctx.sessions.restamp(kept, newStamp);
 }
 
 export function userRoutes(ctx: ApiContext) {
@@ -96,12 +112,13 @@ export function userRoutes(ctx: ApiContext) {
           );
           return { before: state.target, stamp: securityStamp };
         });
-        if (stamp !== undefined) {
-          // A new password ends the user's other sessions; the caller's own one carries on.
-          const own = actor.username === target ? request.sessionToken : undefined;
-          ctx.sessions.closeUserSessions(target, own);
-          if (own !== undefined) ctx.sessions.restamp(own, stamp);
-        }
+        endSessions(
+          ctx,
+          request,
+          target,
+          sessionsEndedBy(actor, target, { kind: "update", passwordChanged: stamp !== undefined }),
+          stamp,
+        );
         const diff = changedFields({ role: before?.role }, { role: role ?? before?.role });
         request.auditNote = {
           details: { ...diff, ...(password === undefined ? {} : { passwordChanged: true }) },
@@ -129,7 +146,7 @@ export function userRoutes(ctx: ApiContext) {
           await writer.delete();
           return state.target;
         });
-        ctx.sessions.closeUserSessions(target);
+        endSessions(ctx, request, target, sessionsEndedBy(actor, target, { kind: "delete" }));
         request.auditNote = { details: changedFields({ username: target, role: before?.role }, {}) };
         return { message: `user ${target} deleted` };
       },

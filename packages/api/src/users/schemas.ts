@@ -1,12 +1,9 @@
-import { ROLES } from "@svc/core";
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, ROLES } from "@svc/core";
 import Type from "typebox";
 
 /** DESIGN.md §4 Users. */
 export const USERNAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
 export const USERNAME_MAX = 63;
-export const PASSWORD_MIN_BYTES = 8;
-/** bcrypt reads at most 72 bytes: a longer password would be silently truncated. */
-export const PASSWORD_MAX_BYTES = 72;
 
 export const Username = Type.String({
   minLength: 1,

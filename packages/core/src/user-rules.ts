@@ -1,5 +1,12 @@
-import type { Role } from "@svc/core";
-import { PASSWORD_MAX_BYTES } from "./schemas.ts";
+/**
+ * Who may change or delete which user, and what such a change ends: the finer rules beside the
+ * route-access table (access.ts), which lets every role reach PUT /api/v1/users/{username}.
+ */
+import type { Role } from "./access.ts";
+
+export const PASSWORD_MIN_BYTES = 8;
+/** bcrypt reads at most 72 bytes: a longer password would be silently truncated. */
+export const PASSWORD_MAX_BYTES = 72;
 
 /** A refusal with the HTTP status it maps to; the rules below return these instead of throwing. */
 export interface Refusal {
@@ -14,7 +21,7 @@ export interface Actor {
 
 /** What the schema cannot say: bcrypt's limit is in bytes, not characters. */
 export function passwordProblem(password: string): string | undefined {
-  return Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES
+  return new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES
     ? `password: must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`
     : undefined;
 }
@@ -78,4 +85,27 @@ export function deleteDecision(actor: Actor, target: string, state: StoredUserSt
     return { status: 409, error: `user ${target} is the last admin and cannot be deleted` };
   }
   return undefined;
+}
+
+/** Which sessions a user change ends (sessions of other users never end). */
+export type SessionsEnded =
+  | { end: "none" }
+  /** Every session of the user. */
+  | { end: "all" }
+  /** Every session of the user but the caller's own, which carries on under the new password. */
+  | { end: "all-but-callers" };
+
+/**
+ * A new password ends the user's sessions: stolen tokens stop working. When users change their
+ * own password, the session they made the change with stays open. A role change ends nothing:
+ * every request reads the current role. Deleting a user ends all of theirs.
+ */
+export function sessionsEndedBy(
+  actor: Actor,
+  target: string,
+  change: { kind: "update"; passwordChanged: boolean } | { kind: "delete" },
+): SessionsEnded {
+  if (change.kind === "delete") return { end: "all" };
+  if (!change.passwordChanged) return { end: "none" };
+  return target === actor.username ? { end: "all-but-callers" } : { end: "all" };
 }

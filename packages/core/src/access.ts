@@ -1,3 +1,5 @@
+import type { AuditAction, AuditResource } from "./audit-vocabulary.ts";
+
 /**
  * Who may call what (SPEC.md "Roles"), as one declarative table of routes checked in one place
  * by `authorizeRoute`. Every route of the REST API has a row; a route without one is refused,
@@ -10,20 +12,6 @@ export type Role = (typeof ROLES)[number];
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
 }
-
-/** Audit vocabulary (DESIGN.md §4 Audit): what kind of thing a request acts on, and how. */
-export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session"] as const;
-export type AuditResource = (typeof AUDIT_RESOURCES)[number];
-export const AUDIT_ACTIONS = [
-  "create",
-  "update",
-  "delete",
-  "toggle",
-  "login",
-  "login_failed",
-  "logout",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export interface RouteRule {
   /** "public": no token needed; otherwise the roles that may call the route. */

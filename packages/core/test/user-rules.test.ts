@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   deleteDecision,
   passwordProblem,
+  sessionsEndedBy,
   updateBodyProblem,
   updateDecision,
   updatePermission,
-} from "../src/users/rules.ts";
+} from "../src/index.ts";
 
 const admin = { username: "root", role: "admin" as const };
 const editor = { username: "ed", role: "editor" as const };
@@ -68,5 +69,22 @@ describe("update bodies", () => {
     expect(updateBodyProblem("ann", { username: "ann", role: "viewer" })).toBeUndefined();
     expect(updateBodyProblem("ann", { username: "bob", role: "viewer" })).toMatch(/^username: /);
     expect(updateBodyProblem("ann", { password: "x" })).toBeUndefined();
+  });
+});
+
+describe("which sessions a user change ends", () => {
+  it("a new password ends the user's sessions, except the one that changed its own", () => {
+    expect(sessionsEndedBy(admin, "ed", { kind: "update", passwordChanged: true })).toEqual({ end: "all" });
+    expect(sessionsEndedBy(editor, "ed", { kind: "update", passwordChanged: true })).toEqual({
+      end: "all-but-callers",
+    });
+  });
+
+  it("a role change ends none: the next request reads the new role", () => {
+    expect(sessionsEndedBy(admin, "ed", { kind: "update", passwordChanged: false })).toEqual({ end: "none" });
+  });
+
+  it("deleting a user ends all of theirs", () => {
+    expect(sessionsEndedBy(admin, "ed", { kind: "delete" })).toEqual({ end: "all" });
   });
 });

@@ -1,0 +1,13 @@
+/** Audit vocabulary (DESIGN.md §4 Audit): what kind of thing a request acts on, and how. */
+export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session"] as const;
+export type AuditResource = (typeof AUDIT_RESOURCES)[number];
+export const AUDIT_ACTIONS = [
+  "create",
+  "update",
+  "delete",
+  "toggle",
+  "login",
+  "login_failed",
+  "logout",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
