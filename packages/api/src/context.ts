@@ -2,9 +2,9 @@ import type { ApiConfig } from "./config.ts";
 import type { SessionStore } from "./auth/sessions.ts";
 import type { LoginThrottle } from "./auth/throttle.ts";
 import type { Metrics } from "./metrics.ts";
-import type { AuditRepo } from "./store/audit.ts";
+import type { AuditRepo } from "./audit/store.ts";
 import type { Store } from "./store/db.ts";
-import type { UsersRepo } from "./store/users.ts";
+import type { UsersRepo } from "./users/store.ts";
 
 /** What the route plugins share: built once per server by buildApiServer. */
 export interface ApiContext {

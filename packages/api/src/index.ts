@@ -1,6 +1,6 @@
 export { buildApiServer, type ApiServer, type ApiServerOptions } from "./server.ts";
 export { parseApiConfig, type ApiConfig, type DatabaseConfig } from "./config.ts";
 export { openStore } from "./store/db.ts";
-export { UsersRepo } from "./store/users.ts";
-export { AuditRepo } from "./store/audit.ts";
+export { UsersRepo } from "./users/store.ts";
+export { AuditRepo } from "./audit/store.ts";
 export { resetAdminPassword, INITIAL_ADMIN } from "./users/admin.ts";

@@ -12,14 +12,14 @@ import { installAuth } from "./http/auth-hook.ts";
 import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
 import "./http/request.ts";
 import { createMetrics, metricsServer } from "./metrics.ts";
-import { auditRoutes } from "./routes/audit.ts";
-import { authRoutes } from "./routes/auth.ts";
-import { healthRoutes } from "./routes/health.ts";
-import { openApiRoutes } from "./routes/openapi.ts";
-import { userRoutes } from "./routes/users.ts";
-import { AuditRepo } from "./store/audit.ts";
+import { auditRoutes } from "./audit/routes.ts";
+import { authRoutes } from "./auth/routes.ts";
+import { healthRoutes } from "./http/health.ts";
+import { openApiRoutes } from "./http/openapi.ts";
+import { userRoutes } from "./users/routes.ts";
+import { AuditRepo } from "./audit/store.ts";
 import { openStore } from "./store/db.ts";
-import { UsersRepo } from "./store/users.ts";
+import { UsersRepo } from "./users/store.ts";
 import { ensureInitialAdmin } from "./users/admin.ts";
 
 /** DESIGN.md §4: request bodies up to 1 MiB, else 413. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { auditCsv, csvCell } from "../src/audit/csv.ts";
 import { changedFields, outcomeOf, type AuditEvent } from "../src/audit/event.ts";
 import { parseAuditQuery, retentionCutoff } from "../src/audit/query.ts";
-import { wantsCsv } from "../src/routes/audit.ts";
+import { wantsCsv } from "../src/audit/routes.ts";
 
 describe("changedFields", () => {
   it("keeps only what changed, on both sides", () => {

@@ -2,8 +2,8 @@ import { passwordProblem } from "@svc/core";
 import { hashPassword } from "../auth/passwords.ts";
 import { isoTime } from "../context.ts";
 import type { NewAuditEvent } from "../audit/event.ts";
-import type { AuditRepo } from "../store/audit.ts";
-import type { UsersRepo } from "../store/users.ts";
+import type { AuditRepo } from "../audit/store.ts";
+import type { UsersRepo } from "./store.ts";
 
 /** DESIGN.md §4: the initial admin's username. */
 export const INITIAL_ADMIN = "admin";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "./errors.ts";
 import { pingStore } from "../store/db.ts";
 
 export function healthRoutes(ctx: ApiContext) {

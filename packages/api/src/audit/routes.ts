@@ -1,9 +1,9 @@
 import { describeErrors } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
-import { auditCsv } from "../audit/csv.ts";
-import { AuditEvent } from "../audit/event.ts";
-import { AuditQueryString, parseAuditQuery } from "../audit/query.ts";
+import { auditCsv } from "./csv.ts";
+import { AuditEvent } from "./event.ts";
+import { AuditQueryString, parseAuditQuery } from "./query.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 

@@ -22,8 +22,8 @@ import {
   UserView,
   type CreateUserBody as CreateUser,
   type UpdateUserBody as UpdateUser,
-} from "../users/schemas.ts";
-import { MessageBody } from "./schemas.ts";
+} from "./schemas.ts";
+import { MessageBody } from "../http/schemas.ts";
 
 function refuse(refusal: Refusal | undefined): void {
   if (refusal !== undefined) throw new HttpError(refusal.status, refusal.error);

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { isRole, type Role } from "@svc/core";
 import type { CompiledQuery, Transaction } from "kysely";
-import type { UserView } from "../users/schemas.ts";
-import { isUniqueViolation, type Store, type Tables, type UsersTable } from "./db.ts";
+import type { UserView } from "./schemas.ts";
+import { isUniqueViolation, type Store, type Tables, type UsersTable } from "../store/db.ts";
 
 export interface StoredUser {
   username: string;

@@ -1,10 +1,10 @@
 import { passwordProblem, ROLES } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
-import { dummyPasswordHash, verifyPassword } from "../auth/passwords.ts";
+import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
 import { isoTime, type ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { MessageBody } from "./schemas.ts";
+import { MessageBody } from "../http/schemas.ts";
 
 /** Lengths only bound the work a login can cause; a name that cannot exist just fails (401). */
 const LoginBody = Type.Object(

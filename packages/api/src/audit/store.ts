@@ -1,6 +1,6 @@
-import type { AuditQuery } from "../audit/query.ts";
-import type { AuditEvent, NewAuditEvent } from "../audit/event.ts";
-import type { AuditEventsTable, Store } from "./db.ts";
+import type { AuditQuery } from "./query.ts";
+import type { AuditEvent, NewAuditEvent } from "./event.ts";
+import type { AuditEventsTable, Store } from "../store/db.ts";
 
 function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): AuditEvent {
   return {
