@@ -18,7 +18,3 @@ export interface ApiContext {
   /** Milliseconds since the epoch; injectable so that tests can pass 24 hours without waiting. */
   now: () => number;
 }
-
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}

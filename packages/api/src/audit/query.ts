@@ -1,6 +1,6 @@
 import { AUDIT_ACTIONS, AUDIT_RESOURCES, fieldPath, type FieldError, type Validated } from "@svc/core";
 import Type from "typebox";
-import { isoTime } from "../context.ts";
+import { isoTime } from "../time.ts";
 
 export const AUDIT_LIMIT_DEFAULT = 100;
 export const AUDIT_LIMIT_MAX = 1000;

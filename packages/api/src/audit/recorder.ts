@@ -1,6 +1,7 @@
 import { ROUTE_RULES } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { isoTime, type ApiContext } from "../context.ts";
+import type { ApiContext } from "../context.ts";
+import { isoTime } from "../time.ts";
 import { outcomeOf, type NewAuditEvent } from "./event.ts";
 
 /** Audit fields are bounded: a name that a client made up never fills the log. */

@@ -2,7 +2,8 @@ import { passwordProblem, ROLES } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
-import { isoTime, type ApiContext } from "../context.ts";
+import type { ApiContext } from "../context.ts";
+import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 

@@ -1,6 +1,6 @@
 import { passwordProblem } from "@svc/core";
 import { hashPassword } from "../auth/passwords.ts";
-import { isoTime } from "../context.ts";
+import { isoTime } from "../time.ts";
 import type { NewAuditEvent } from "../audit/event.ts";
 import type { AuditRepo } from "../audit/store.ts";
 import type { UsersRepo } from "./store.ts";

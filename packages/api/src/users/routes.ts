@@ -13,7 +13,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
 import { hashPassword } from "../auth/passwords.ts";
-import { isoTime, type ApiContext } from "../context.ts";
+import type { ApiContext } from "../context.ts";
+import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
 import {
   CreateUserBody,
