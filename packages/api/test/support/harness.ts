@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { testPostgresDatabase } from "../../../../test/support/postgres.ts";
 import { buildApiServer, type ApiServer } from "../../src/index.ts";
 import type { ApiConfig, DatabaseConfig } from "../../src/config.ts";
@@ -164,4 +165,56 @@ export class TestApi {
     });
     if (reply.status !== 201) throw new Error(`creating ${username} failed: ${reply.status} ${reply.text}`);
   }
+}
+
+/**
+ * A server of its own on a new database for one test: for tests that move the clock, restart the
+ * server or need to know every user there is.
+ */
+export async function withOwnServer<T>(backend: Backend, work: (api: TestApi) => Promise<T>): Promise<T> {
+  const db = await backend.open();
+  const api = await TestApi.start(testConfig(db.database));
+  try {
+    return await work(api);
+  } finally {
+    await api.close();
+    await db.remove();
+  }
+}
+
+/**
+ * One server for the tests of a describe block, started before them on a new database. Its clock
+ * is never moved: tests that need that use withOwnServer. Each test makes the users and tokens it
+ * uses (`userWithRole`), so that no test depends on another's.
+ */
+export function serverForSuite(backend: Backend): () => TestApi {
+  let api: TestApi | undefined;
+  let remove: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const db = await backend.open();
+    remove = db.remove;
+    api = await TestApi.start(testConfig(db.database));
+  });
+  afterAll(async () => {
+    await api?.close();
+    await remove?.();
+  });
+  return () => {
+    if (api === undefined) throw new Error("the suite's API server has not started");
+    return api;
+  };
+}
+
+let userSerial = 0;
+
+/** A new user with `role` and a session of theirs; password `${username}-password`. */
+export async function userWithRole(
+  api: TestApi,
+  role: "admin" | "editor" | "viewer",
+): Promise<{ username: string; password: string; token: string }> {
+  userSerial += 1;
+  const username = `${role}-${userSerial}`;
+  const password = `${username}-password`;
+  await api.createUser(await api.login("admin", ADMIN_PASSWORD), username, role, password);
+  return { username, password, token: await api.login(username, password) };
 }
