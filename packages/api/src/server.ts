@@ -15,7 +15,7 @@ import { createMetrics, metricsServer } from "./metrics.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { authRoutes } from "./auth/routes.ts";
 import { healthRoutes } from "./http/health.ts";
-import { openApiRoutes } from "./http/openapi.ts";
+import { installOpenApi, openApiRoutes } from "./http/openapi.ts";
 import { userRoutes } from "./users/routes.ts";
 import { AuditRepo } from "./audit/store.ts";
 import { openStore } from "./store/db.ts";
@@ -98,10 +98,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);
-  const openApi = openApiRoutes();
-  app.addHook("onRoute", (route) => {
-    openApi.collect(route);
-  });
+  await installOpenApi(app);
   app.addHook("onRequest", async (request, reply) => {
     void reply.header("x-request-id", request.id);
   });
@@ -115,7 +112,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(authRoutes(context));
   await app.register(userRoutes(context));
   await app.register(auditRoutes(context));
-  await app.register(openApi.plugin);
+  await app.register(openApiRoutes);
 
   const metricsApp = metricsServer(context.metrics);
   const timers: NodeJS.Timeout[] = [];

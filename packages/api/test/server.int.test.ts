@@ -1,5 +1,6 @@
 // What the API server does as a whole, over real HTTP, on SQLite and on PostgreSQL: unknown
 // routes, its OpenAPI document, metrics, restarts and audit retention.
+import { ROUTE_RULES } from "@svc/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD, BACKENDS, serverForSuite, type TestApi, withOwnServer } from "./support/harness.ts";
 
@@ -54,6 +55,25 @@ describe.each(BACKENDS)("the API server on $name", (backend) => {
     expect(
       doc.paths["/api/v1/users"]?.["post"]?.requestBody?.content["application/json"]?.schema.required,
     ).toEqual(["username", "password", "role"]);
+  });
+
+  it("documents every route it serves, and only routes of the access table", async () => {
+    const api = server();
+    const doc = (await api.call("GET", "/api/v1/openapi.json", { token: admin })).json as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const documented = Object.entries(doc.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const served = Object.keys(ROUTE_RULES).filter((key) => {
+      const [method = "", url = ""] = key.split(" ");
+      return api.server.app.hasRoute({
+        method,
+        url: url.replace(/\{(\w+)\}/g, ":$1"),
+      });
+    });
+    expect(served.length).toBeGreaterThanOrEqual(9);
+    expect(documented.sort()).toEqual(served.sort());
   });
 
   it("exposes Prometheus metrics on its own port", async () => {
