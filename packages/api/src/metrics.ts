@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { installErrorHandling } from "./http/errors.ts";
+import { httpServerOptions, installResponseHeaders, type HttpTimeouts } from "./http/protocol.ts";
 
 /** One registry per server, so that several servers in one process (tests) do not collide. */
 export function createMetrics() {
@@ -29,9 +31,11 @@ export function createMetrics() {
 }
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** The metrics port's own tiny server: GET /metrics only, no authentication. */
-export function metricsServer(metrics: Metrics): FastifyInstance {
-  const app = Fastify({ logger: false });
+/** The metrics port's own tiny server: GET /metrics only, no authentication; errors as on the API. */
+export function metricsServer(metrics: Metrics, timeouts: HttpTimeouts): FastifyInstance {
+  const app = Fastify({ ...httpServerOptions(timeouts), logger: false });
+  installResponseHeaders(app);
+  installErrorHandling(app);
   app.get("/metrics", async (_request, reply) => {
     void reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();

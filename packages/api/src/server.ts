@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { retentionCutoff } from "./audit/query.ts";
@@ -10,6 +9,12 @@ import type { ApiConfig } from "./config.ts";
 import type { ApiContext } from "./context.ts";
 import { installAuth } from "./http/auth-hook.ts";
 import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
+import {
+  DEFAULT_HTTP_TIMEOUTS,
+  httpServerOptions,
+  installResponseHeaders,
+  type HttpTimeouts,
+} from "./http/protocol.ts";
 import "./http/request.ts";
 import { createMetrics, metricsServer } from "./metrics.ts";
 import { auditRoutes } from "./audit/routes.ts";
@@ -39,6 +44,8 @@ export interface ApiServer {
 export interface ApiServerOptions {
   /** Clock in ms since the epoch (tests move it to expire tokens). */
   now?: () => number;
+  /** How long clients may take to send a request (tests shorten them). */
+  timeouts?: HttpTimeouts;
 }
 
 /** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
@@ -75,33 +82,21 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     throw error;
   }
 
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
   const app = Fastify({
+    ...httpServerOptions(timeouts),
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
-    exposeHeadRoutes: false,
-    requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
-    // A request Node's HTTP parser cannot read still gets a JSON {error}, then the connection ends.
-    clientErrorHandler: (error, socket) => {
-      if (!socket.writable) return;
-      const body = JSON.stringify({ error: `malformed HTTP request: ${error.message}` });
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    },
     // Validation errors are the validator's own messages (see typeboxValidatorCompiler).
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
+  installResponseHeaders(app);
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);
   await installOpenApi(app);
-  app.addHook("onRequest", async (request, reply) => {
-    void reply.header("x-request-id", request.id);
-  });
   app.addHook("onResponse", async (request, reply) => {
     context.metrics.requestDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode },
@@ -114,7 +109,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(auditRoutes(context));
   await app.register(openApiRoutes);
 
-  const metricsApp = metricsServer(context.metrics);
+  const metricsApp = metricsServer(context.metrics, timeouts);
   const timers: NodeJS.Timeout[] = [];
   const enforceRetention = async () => {
     try {

@@ -94,6 +94,38 @@ describe.each(BACKENDS)("users on $name", (backend) => {
     expect(await userNames(api)).not.toContain("big");
   });
 
+  it.each(["__proto__", "constructor"])("refuses a %s key naming it, and creates nothing", async (key) => {
+    const api = server();
+    const rawBody = `{"username":"proto-${key.length}","password":"long-enough","role":"viewer","${key}":{"prototype":{"x":1}}}`;
+    const reply = await api.call("POST", "/api/v1/users", {
+      token: admin,
+      rawBody,
+      headers: { "content-type": "application/json" },
+    });
+    expect(reply).toMatchObject({ status: 400, json: { error: `${key}: is not allowed as a key` } });
+    expect(await userNames(api)).not.toContain(`proto-${key.length}`);
+  });
+
+  it("refuses passwords that are not valid Unicode, which would hash alike", async () => {
+    const api = server();
+    const lone = await api.call("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "surrogate", password: "\ud800abcdefgh", role: "viewer" },
+    });
+    expect(lone).toMatchObject({
+      status: 400,
+      json: { error: expect.stringMatching(/^password: /) as string },
+    });
+    expect(await userNames(api)).not.toContain("surrogate");
+    // A user whose password is U+FFFD + "abcdefgh" cannot log in with another lone surrogate.
+    await api.createUser(admin, "replacement", "viewer", "\ufffdabcdefgh");
+    const other = await api.call("POST", "/api/v1/auth/login", {
+      body: { username: "replacement", password: "\udc00abcdefgh" },
+    });
+    expect(other.status).toBe(401);
+    await api.login("replacement", "\ufffdabcdefgh");
+  });
+
   it("updates: empty body 400, unknown user 404, unknown field 400, password over 72 bytes 400", async () => {
     const api = server();
     const vi = await userWithRole(api, "viewer");

@@ -70,6 +70,17 @@ export function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`;
 }
 
+/**
+ * The row of a route key. HEAD is GET without a body (RFC 9110), so a HEAD route has its GET
+ * route's row: same access, and never audited.
+ */
+export function ruleFor(rules: Readonly<Record<string, RouteRule>>, key: string): RouteRule | undefined {
+  const rule = rules[key];
+  if (rule !== undefined || !key.startsWith("HEAD ")) return rule;
+  const get = rules[`GET ${key.slice("HEAD ".length)}`];
+  return get === undefined ? undefined : { access: get.access };
+}
+
 export type AccessDecision =
   | { outcome: "allow" }
   | { outcome: "unauthenticated" }
@@ -85,7 +96,7 @@ export function authorizeRoute(
   key: string,
   role: Role | undefined,
 ): AccessDecision {
-  const rule = rules[key];
+  const rule = ruleFor(rules, key);
   if (rule === undefined) return { outcome: "unknown-route", message: `no access rule for ${key}` };
   if (rule.access === "public") return { outcome: "allow" };
   if (role === undefined) return { outcome: "unauthenticated" };

@@ -19,8 +19,12 @@ export interface Actor {
   role: Role;
 }
 
-/** What the schema cannot say: bcrypt's limit is in bytes, not characters. */
+/**
+ * What the schema cannot say: bcrypt's limit is in bytes, not characters; and a password must be
+ * valid Unicode, or its lone surrogates would all hash as U+FFFD and two passwords would be one.
+ */
 export function passwordProblem(password: string): string | undefined {
+  if (!password.isWellFormed()) return "password: must be valid Unicode (it holds a lone surrogate)";
   return new TextEncoder().encode(password).length > PASSWORD_MAX_BYTES
     ? `password: must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`
     : undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { authorizeRoute, ROLES, ROUTE_RULES, routeKey, type Role } from "../src/index.ts";
+import { authorizeRoute, ROLES, ROUTE_RULES, routeKey, ruleFor, type Role } from "../src/index.ts";
 
 // SPEC.md's role table, one row per route: which roles get in.
 const expected: Record<string, readonly Role[] | "public"> = {
@@ -51,6 +51,15 @@ describe("authorizeRoute", () => {
     for (const [key, rule] of Object.entries(ROUTE_RULES)) {
       expect(rule.audit !== undefined, key).toBe(!key.startsWith("GET "));
     }
+  });
+
+  it("gives HEAD its GET route's access, and no audit", () => {
+    expect(ruleFor(ROUTE_RULES, "HEAD /api/v1/users")).toEqual({
+      access: ROUTE_RULES["GET /api/v1/users"]?.access,
+    });
+    expect(authorizeRoute(ROUTE_RULES, "HEAD /healthz", undefined).outcome).toBe("allow");
+    expect(authorizeRoute(ROUTE_RULES, "HEAD /api/v1/users", undefined).outcome).toBe("unauthenticated");
+    expect(ruleFor(ROUTE_RULES, "HEAD /api/v1/users/{username}")).toBeUndefined();
   });
 
   it("turns Fastify's :params into the table's {params}", () => {

@@ -60,6 +60,12 @@ describe("passwords", () => {
     expect(passwordProblem("é".repeat(36))).toBeUndefined();
     expect(passwordProblem("é".repeat(37))).toMatch(/72 bytes/);
   });
+
+  it("are valid Unicode: a lone surrogate is refused, a pair is fine", () => {
+    expect(passwordProblem("\ud800abcdefgh")).toMatch(/^password: must be valid Unicode/);
+    expect(passwordProblem("abcdefgh\udc00")).toMatch(/^password: must be valid Unicode/);
+    expect(passwordProblem("\ud83d\ude00abcdefgh")).toBeUndefined();
+  });
 });
 
 describe("update bodies", () => {

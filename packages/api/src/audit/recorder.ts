@@ -1,4 +1,4 @@
-import { ROUTE_RULES } from "@svc/core";
+import { ROUTE_RULES, ruleFor } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
@@ -22,7 +22,7 @@ export function auditEventOf(
   status: number,
   now: number,
 ): NewAuditEvent | undefined {
-  const audit = request.routeKey === undefined ? undefined : ROUTE_RULES[request.routeKey]?.audit;
+  const audit = request.routeKey === undefined ? undefined : ruleFor(ROUTE_RULES, request.routeKey)?.audit;
   if (audit === undefined) return undefined;
   const note = request.auditNote ?? {};
   const isLogin = audit.action === "login";

@@ -1,4 +1,4 @@
-import { authorizeRoute, ROUTE_RULES, routeKey } from "@svc/core";
+import { authorizeRoute, ROUTE_RULES, routeKey, ruleFor } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bearerToken } from "../auth/sessions.ts";
 import type { ApiContext } from "../context.ts";
@@ -40,7 +40,7 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
       const key = routeKey(method, route.url);
-      if (ROUTE_RULES[key] === undefined) throw new Error(`route ${key} has no row in ROUTE_RULES`);
+      if (ruleFor(ROUTE_RULES, key) === undefined) throw new Error(`route ${key} has no row in ROUTE_RULES`);
     }
   });
 
@@ -49,7 +49,7 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
     if (url === undefined) return; // no route: the 404 handler answers
     const key = routeKey(request.method, url);
     request.routeKey = key;
-    if (ROUTE_RULES[key]?.access === "public") return;
+    if (ruleFor(ROUTE_RULES, key)?.access === "public") return;
     await authenticate(ctx, request);
     const decision = authorizeRoute(ROUTE_RULES, key, request.actor?.role);
     // authenticate() either set the actor or threw a 401: what is left to refuse is the role.

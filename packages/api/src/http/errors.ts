@@ -2,6 +2,7 @@ import { describeErrors, schemaErrors } from "@svc/core";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TSchema } from "typebox";
 import Compile from "typebox/compile";
+import { parseJsonBody } from "./json-body.ts";
 
 /** An error with the status and the `{error}` message the client gets (SPEC.md "Errors"). */
 export class HttpError extends Error {
@@ -37,10 +38,7 @@ export function typeboxValidatorCompiler({ schema, httpPart }: { schema: TSchema
 
 /** The message a person reads for an error Fastify itself raises (parsing, size, media type). */
 function clientMessage(error: FastifyError): string {
-  // V8's JSON.parse messages quote the input; a body may hold a password, so none is echoed.
-  if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-    return "request body is not valid JSON";
-  }
+  if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY") return "request body is not valid JSON";
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return "request body is larger than 1 MiB";
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") return "request body must be application/json";
   return error.message;
@@ -49,9 +47,15 @@ function clientMessage(error: FastifyError): string {
 /** Makes every error, whoever raises it, a JSON `{error}` with its status; 5xx never leak details. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const status = typeof error.statusCode === "number" && error.statusCode >= 400 ? error.statusCode : 500;
+    let status = typeof error.statusCode === "number" && error.statusCode >= 400 ? error.statusCode : 500;
     let message: string;
-    if (status >= 500) {
+    if (request.raw.readableAborted || request.raw.socket.destroyed) {
+      // The client went away mid-request (often mid-body): nothing of ours failed, and nobody
+      // reads the answer; the status is what the audit log records.
+      request.log.info({ code: error.code }, "client closed the connection before the request was complete");
+      status = 400;
+      message = "the request was not received in full: the client closed the connection";
+    } else if (status >= 500) {
       request.log.error({ err: error }, "request failed");
       message = "internal server error";
     } else {
@@ -64,17 +68,17 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ error: `no route ${request.method} ${request.url.split("?")[0] ?? ""}` }),
   );
-  // JSON as Fastify parses it (prototype-poisoning checks included), except that an empty body
-  // is "no body", so a bodiless POST with a JSON content type gets the route's own message.
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  // Bodies are JSON only (DESIGN.md §4): anything else is 415, text/plain included.
+  // Bodies are JSON only (DESIGN.md §4): anything else is 415, text/plain included. An empty
+  // body is "no body", so a bodiless POST with a JSON content type gets the route's own message.
   app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    const parsed = parseJsonBody(text);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new HttpError(400, parsed.error), undefined);
   });
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { testPostgresDatabase } from "../../../../test/support/postgres.ts";
-import { buildApiServer, type ApiServer } from "../../src/index.ts";
+import { buildApiServer, type ApiServer, type ApiServerOptions } from "../../src/index.ts";
 import type { ApiConfig, DatabaseConfig } from "../../src/config.ts";
 
 export const ADMIN_PASSWORD = "initial-admin-password";
@@ -82,19 +82,21 @@ export class TestApi {
   url = "";
   metricsUrl = "";
   readonly #config: ApiConfig;
+  readonly #options: Omit<ApiServerOptions, "now">;
 
-  private constructor(config: ApiConfig) {
+  private constructor(config: ApiConfig, options: Omit<ApiServerOptions, "now">) {
     this.#config = config;
+    this.#options = options;
   }
 
-  static async start(config: ApiConfig): Promise<TestApi> {
-    const api = new TestApi(config);
+  static async start(config: ApiConfig, options: Omit<ApiServerOptions, "now"> = {}): Promise<TestApi> {
+    const api = new TestApi(config, options);
     await api.#boot();
     return api;
   }
 
   async #boot(): Promise<void> {
-    this.server = await buildApiServer(this.#config, { now: this.clock.now });
+    this.server = await buildApiServer(this.#config, { ...this.#options, now: this.clock.now });
     const urls = await this.server.listen();
     this.url = urls.url;
     this.metricsUrl = urls.metricsUrl;

@@ -1,0 +1,118 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/** How long a client may take to send a request (docs/api.md "Limits"). */
+export interface HttpTimeouts {
+  /** From the connection's request start to the end of its headers. */
+  headersMs: number;
+  /** From the request's start to the end of its body. */
+  requestMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+
+/** The longest path segment served: a Kubernetes object name has at most 253 characters. */
+export const MAX_PATH_SEGMENT = 253;
+
+/** Node's limit on the request line and headers together (its `maxHeaderSize` default). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** How often Node looks for requests past their timeouts (its default is 30 s). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/**
+ * Every response of every port carries these: nothing is cached (tokens, users, audit), nothing
+ * is sniffed or framed. There is no CORS header: browsers reach the API through the dashboard's
+ * own origin, so cross-origin reads stay refused (docs/api.md "Security headers").
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "referrer-policy": "no-referrer",
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** A client's X-Request-Id when it is a short id of safe characters; otherwise a new one. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** The status and message for a request Node's HTTP parser refused before Fastify saw it. */
+export function clientErrorReply(error: { code?: string; message: string }): {
+  status: number;
+  error: string;
+} {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, error: `request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB` };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, error: "the request was not received in time" };
+    default:
+      return { status: 400, error: `malformed HTTP request: ${error.message}` };
+  }
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+};
+
+/** Answers on the raw socket, as Node does, but with a JSON {error}; then the connection ends. */
+function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
+    socket.destroy();
+    return;
+  }
+  const { status, error: message } = clientErrorReply(error);
+  const body = JSON.stringify({ error: message });
+  const headers = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `${headers.join("")}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The router's own refusals (a path it cannot decode, a segment too long) as JSON {error}. */
+function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+  void reply
+    .code(tooLong ? 414 : 400)
+    .headers({ ...SECURITY_HEADERS, "x-request-id": request.id })
+    .send({
+      error: tooLong
+        ? `a path segment is longer than ${MAX_PATH_SEGMENT} characters`
+        : "the path is not valid percent-encoded UTF-8",
+    });
+}
+
+/** Fastify options every port of the API server shares: timeouts, limits, request ids, errors. */
+export function httpServerOptions(timeouts: HttpTimeouts) {
+  return {
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
+    requestIdHeader: false as const,
+    genReqId: (request: IncomingMessage) => requestIdOf(request.headers["x-request-id"]),
+    clientErrorHandler,
+    frameworkErrors,
+  };
+}
+
+/** The security headers and the request id on every response, errors included. */
+export function installResponseHeaders(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
+  });
+}
