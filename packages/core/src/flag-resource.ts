@@ -59,3 +59,27 @@ export function undeliverableReason(spec: FeatureFlagSpec): string | undefined {
   const problem = defaultValueProblem(spec.type, spec.defaultValue);
   return problem === undefined ? undefined : `defaultValue ${problem}; the flag is not delivered`;
 }
+
+/**
+ * Why the candidate may not be saved because another flag of its namespace already writes the
+ * same ConfigMap key (the REST API answers 409), or undefined.
+ */
+export function configMapConflict(
+  candidate: Pick<FeatureFlagResource, "metadata" | "spec">,
+  namespaceFlags: readonly FeatureFlagResource[],
+): string | undefined {
+  const target = candidate.spec.delivery.configMap;
+  if (target === undefined) return undefined;
+  const writers = namespaceFlags
+    .filter((f) => f.metadata.namespace === candidate.metadata.namespace)
+    .filter((f) => f.metadata.name !== candidate.metadata.name)
+    .filter((f) => {
+      const other = f.spec.delivery.configMap;
+      return other?.configMapName === target.configMapName && other.key === target.key;
+    })
+    .map((f) => f.metadata.name)
+    .sort();
+  return writers[0] === undefined
+    ? undefined
+    : `key ${target.key} of ConfigMap ${target.configMapName} is already written by flag ${writers[0]}`;
+}
