@@ -13,3 +13,4 @@ export * from "./delivery-plan.ts";
 export * from "./flag-status.ts";
 export * from "./preview.ts";
 export * from "./flag-view.ts";
+export * from "./workload-view.ts";
