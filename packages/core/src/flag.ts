@@ -12,6 +12,7 @@ import {
   C_IDENTIFIER,
   CONFIGMAP_KEY,
   CONFIGMAP_KEY_MAX,
+  DNS1123_LABEL_MESSAGE,
   DNS1123_SUBDOMAIN,
   DNS1123_SUBDOMAIN_MAX,
   ENV_NAME_MAX,
@@ -19,6 +20,7 @@ import {
   isLabelKey,
 } from "./names.ts";
 import { Conditions, labelMap, type CelRule } from "./schema.ts";
+import { WORKLOAD_KINDS } from "./workload.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
 export { DEFAULT_SIDECAR_PORT, defaultValueProblem, FLAG_TYPES, isEnabled, type FlagType };
@@ -31,9 +33,6 @@ export const FLAG_VALUE_MAX = 65536;
 export const FLAG_DESCRIPTION_MAX = 1024;
 /** Most labels one selector may hold; bounds the cost of the CRD's CEL rules. */
 export const SELECTOR_LABELS_MAX = 32;
-
-const DNS1123_LABEL_MESSAGE =
-  "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
 
 const Selector = Type.Object(
   {
@@ -155,16 +154,26 @@ export const FeatureFlagSpec = Type.Object(
 export type FeatureFlagSpec = Type.Static<typeof FeatureFlagSpec>;
 
 export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
-export const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
-export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+export type FlagPhase = (typeof FLAG_PHASES)[number];
+
+/**
+ * What became of a flag at one target workload:
+ * delivered (the workload carries it), pending (not applied yet), conflict (the workload already
+ * defines the variable, or another flag sets it), invalid (the flag's value cannot be delivered),
+ * disabled (the flag is off and its value withdrawn).
+ */
+export const TARGET_OUTCOMES = ["delivered", "pending", "conflict", "invalid", "disabled"] as const;
+export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
 
 export const FlagTarget = Type.Object({
   kind: Type.Enum([...WORKLOAD_KINDS]),
   name: Type.String({ maxLength: DNS1123_SUBDOMAIN_MAX }),
   delivered: Type.Boolean(),
+  outcome: Type.Optional(Type.Enum([...TARGET_OUTCOMES])),
   hash: Type.Optional(Type.String({ maxLength: 128 })),
   message: Type.Optional(Type.String({ maxLength: 4096 })),
 });
+export type FlagTarget = Type.Static<typeof FlagTarget>;
 
 export const FeatureFlagStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0, format: "int64" })),

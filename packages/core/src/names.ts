@@ -7,6 +7,8 @@
 /** DNS-1123 label: namespaces, flag names, cluster ids. */
 export const DNS1123_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 export const DNS1123_LABEL_MAX = 63;
+export const DNS1123_LABEL_MESSAGE =
+  "must be a DNS-1123 label: at most 63 lowercase letters, digits or '-', starting and ending with a letter or digit";
 
 /** DNS-1123 subdomain: ConfigMap and Secret names. */
 export const DNS1123_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";

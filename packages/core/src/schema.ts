@@ -1,5 +1,13 @@
 import Type from "typebox";
-import { LABEL_KEY, LABEL_KEY_PREFIX_MAX, LABEL_VALUE, LABEL_VALUE_MAX } from "./names.ts";
+import {
+  DNS1123_LABEL,
+  DNS1123_LABEL_MAX,
+  DNS1123_LABEL_MESSAGE,
+  LABEL_KEY,
+  LABEL_KEY_PREFIX_MAX,
+  LABEL_VALUE,
+  LABEL_VALUE_MAX,
+} from "./names.ts";
 
 /**
  * Extra keywords our schemas carry besides JSON Schema:
@@ -46,6 +54,16 @@ export function labelMap(options: {
     maxProperties: options.maxProperties,
     ...(options.errorMessage === undefined ? {} : { errorMessage: options.errorMessage }),
     "x-kubernetes-validations": [keyRule],
+  });
+}
+
+/** A DNS-1123 label: a namespace, flag name or cluster id in a request body. */
+export function dns1123Label(description: string) {
+  return Type.String({
+    maxLength: DNS1123_LABEL_MAX,
+    pattern: DNS1123_LABEL,
+    errorMessage: DNS1123_LABEL_MESSAGE,
+    description,
   });
 }
 

@@ -1,0 +1,85 @@
+/**
+ * A FeatureFlag object as svc reads it from Kubernetes (an informer's cache, a GET, a test's
+ * literal), and the facts about it that delivery, preview and the REST view share.
+ */
+import { defaultValueProblem } from "./basics.ts";
+import { defaultEnvVarName, deliveryKind, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
+
+/** One entry of metadata.managedFields (timestamps are strings in JSON, Dates in client-node). */
+export interface ManagedFieldsEntry {
+  manager?: string | undefined;
+  operation?: string | undefined;
+  subresource?: string | undefined;
+  time?: string | Date | undefined;
+  fieldsV1?: object | undefined;
+}
+
+export interface FeatureFlagResource {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion?: string | undefined;
+    uid?: string | undefined;
+    generation?: number | undefined;
+    creationTimestamp?: string | Date | undefined;
+    deletionTimestamp?: string | Date | undefined;
+    labels?: Readonly<Record<string, string>> | undefined;
+    annotations?: Readonly<Record<string, string>> | undefined;
+    finalizers?: readonly string[] | undefined;
+    managedFields?: readonly ManagedFieldsEntry[] | undefined;
+  };
+  spec: FeatureFlagSpec;
+  status?: FeatureFlagStatus | undefined;
+}
+
+/** The selector of the flag's one delivery kind. */
+export function flagMatchLabels(spec: FeatureFlagSpec): Readonly<Record<string, string>> {
+  return spec.delivery[deliveryKind(spec.delivery)]?.selector.matchLabels ?? {};
+}
+
+/** The env var an envVar flag sets: its own name, or FLAG_<NAME>. Undefined for other kinds. */
+export function flagEnvVarName(flag: FeatureFlagResource): string | undefined {
+  const envVar = flag.spec.delivery.envVar;
+  return envVar === undefined ? undefined : (envVar.name ?? defaultEnvVarName(flag.metadata.name));
+}
+
+/** A flag being deleted delivers nothing: its finalizer is withdrawing what it delivered. */
+export function isBeingDeleted(flag: FeatureFlagResource): boolean {
+  return flag.metadata.deletionTimestamp !== undefined;
+}
+
+/**
+ * Why a stored flag cannot be delivered although the API server accepted it, or undefined.
+ * The CRD's CEL rules cannot parse JSON, so a json flag written with kubectl may hold text
+ * that is not JSON; the REST API refuses it, delivery reports it.
+ */
+export function undeliverableReason(spec: FeatureFlagSpec): string | undefined {
+  const problem = defaultValueProblem(spec.type, spec.defaultValue);
+  return problem === undefined ? undefined : `defaultValue ${problem}; the flag is not delivered`;
+}
+
+/**
+ * Why the candidate may not be saved because another flag of its namespace already writes the
+ * same ConfigMap key (the REST API answers 409), or undefined.
+ */
+export function configMapConflict(
+  candidate: Pick<FeatureFlagResource, "metadata" | "spec">,
+  namespaceFlags: readonly FeatureFlagResource[],
+): string | undefined {
+  const target = candidate.spec.delivery.configMap;
+  if (target === undefined) return undefined;
+  const writers = namespaceFlags
+    .filter((f) => f.metadata.namespace === candidate.metadata.namespace)
+    .filter((f) => f.metadata.name !== candidate.metadata.name)
+    .filter((f) => {
+      const other = f.spec.delivery.configMap;
+      return other?.configMapName === target.configMapName && other.key === target.key;
+    })
+    .map((f) => f.metadata.name)
+    .sort();
+  return writers[0] === undefined
+    ? undefined
+    : `key ${target.key} of ConfigMap ${target.configMapName} is already written by flag ${writers[0]}`;
+}

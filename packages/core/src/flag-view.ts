@@ -1,0 +1,215 @@
+/**
+ * The REST representation of a flag (DESIGN.md §4 Flags) and the request bodies that create and
+ * replace one: SPEC.md's fields, plus enabled, resourceVersion, createdAt, updatedAt and status.
+ * The spec part reuses FeatureFlagSpec and validateFlagSpec, so REST and CRD rules are one.
+ */
+import Type from "typebox";
+import { API_GROUP_VERSION, FEATURE_FLAG, isEnabled } from "./basics.ts";
+import { Delivery, FeatureFlagSpec, FLAG_PHASES, FLAG_TYPES, FlagTarget, validateFlagSpec } from "./flag.ts";
+import type { FeatureFlagResource, ManagedFieldsEntry } from "./flag-resource.ts";
+import { dns1123Label } from "./schema.ts";
+import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
+
+const identity = {
+  name: dns1123Label("Flag name, unique in its namespace."),
+  namespace: dns1123Label("Namespace of the flag in its cluster."),
+  clusterId: dns1123Label("Id of the cluster that holds the flag."),
+};
+
+export const FlagStatusView = Type.Object({
+  phase: Type.Enum([...FLAG_PHASES]),
+  targets: Type.Array(FlagTarget),
+  message: Type.String(),
+});
+
+export const FlagView = Type.Object(
+  {
+    name: Type.String(),
+    namespace: Type.String(),
+    clusterId: Type.String(),
+    type: Type.Enum([...FLAG_TYPES]),
+    defaultValue: Type.String(),
+    description: Type.String(),
+    delivery: Delivery,
+    enabled: Type.Boolean(),
+    resourceVersion: Type.String({ description: "Send it back on PUT: a stale one is refused with 409." }),
+    createdAt: Type.String({ format: "date-time" }),
+    updatedAt: Type.String({ format: "date-time", description: "Last change of the flag's definition." }),
+    status: FlagStatusView,
+  },
+  { additionalProperties: false },
+);
+export type FlagView = Type.Static<typeof FlagView>;
+
+/** POST /api/v1/flags. New flags are enabled unless `enabled: false` is sent. */
+export const FlagCreateBody = Type.Object(
+  { ...identity, ...FeatureFlagSpec.properties },
+  { additionalProperties: false },
+);
+export type FlagCreateBody = Type.Static<typeof FlagCreateBody>;
+
+const ignored = (what: string) => Type.Optional(Type.Unknown({ description: `${what} Read-only: ignored.` }));
+
+/**
+ * PUT /api/v1/flags/{namespace}/{name}: a flag definition. A FlagView is accepted as it was
+ * returned (GET, edit, PUT): identity fields must equal the path, resourceVersion guards
+ * against lost updates, the other read-only fields are ignored. Without `enabled` the flag
+ * keeps its state.
+ */
+export const FlagUpdateBody = Type.Object(
+  {
+    name: Type.Optional(identity.name),
+    namespace: Type.Optional(identity.namespace),
+    clusterId: Type.Optional(identity.clusterId),
+    ...FeatureFlagSpec.properties,
+    resourceVersion: Type.Optional(
+      Type.String({ maxLength: 128, description: "The version edited; a stale one is refused with 409." }),
+    ),
+    createdAt: ignored("Creation time."),
+    updatedAt: ignored("Last change."),
+    status: ignored("Delivery status."),
+  },
+  { additionalProperties: false },
+);
+export type FlagUpdateBody = Type.Static<typeof FlagUpdateBody>;
+
+/** The optional body of POST .../toggle: sets the state (idempotent) instead of flipping it. */
+export const FlagToggleBody = Type.Object(
+  { enabled: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export type FlagToggleBody = Type.Static<typeof FlagToggleBody>;
+
+type SpecFields = Pick<FeatureFlagSpec, "type" | "defaultValue" | "description" | "enabled" | "delivery">;
+
+function specPart(body: SpecFields): SpecFields {
+  const { type, defaultValue, description, enabled, delivery } = body;
+  return {
+    type,
+    defaultValue,
+    ...(description === undefined ? {} : { description }),
+    ...(enabled === undefined ? {} : { enabled }),
+    delivery,
+  };
+}
+
+/** The spec's own rules (value parses as its type, label keys) on a body of the right shape. */
+function withSpecRules<T extends SpecFields>(body: T): Validated<T> {
+  const spec = validateFlagSpec(specPart(body));
+  return spec.ok ? { ok: true, value: body } : spec;
+}
+
+export function validateFlagCreate(input: unknown): Validated<FlagCreateBody> {
+  const shape = schemaErrors(FlagCreateBody, input);
+  return shape.length > 0 ? { ok: false, errors: shape } : withSpecRules(input as FlagCreateBody);
+}
+
+/** The flag a PUT addresses (its path and `clusterId` query). */
+export interface FlagAddress {
+  clusterId: string;
+  namespace: string;
+  name: string;
+}
+
+export function validateFlagUpdate(input: unknown, address: FlagAddress): Validated<FlagUpdateBody> {
+  const shape = schemaErrors(FlagUpdateBody, input);
+  if (shape.length > 0) return { ok: false, errors: shape };
+  const result = withSpecRules(input as FlagUpdateBody);
+  if (!result.ok) return result;
+  const errors: FieldError[] = [];
+  for (const field of ["name", "namespace", "clusterId"] as const) {
+    const sent = result.value[field];
+    if (sent !== undefined && sent !== address[field]) {
+      const where = field === "clusterId" ? "the clusterId query" : "the path";
+      errors.push({
+        field,
+        message: `is ${address[field]} in ${where}; a flag cannot be moved or renamed (create a new one)`,
+      });
+    }
+  }
+  return errors.length > 0 ? { ok: false, errors } : result;
+}
+
+/** An empty description is stored as none, so GET → PUT never rewrites an unchanged flag. */
+function storedSpec(body: SpecFields, enabled: boolean): FeatureFlagSpec {
+  const { description, ...rest } = specPart(body);
+  return { ...rest, ...(description ? { description } : {}), enabled };
+}
+
+/** The FeatureFlag object that POST creates in the target cluster. */
+export function flagResource(body: FlagCreateBody): FeatureFlagResource {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: FEATURE_FLAG.kind,
+    metadata: { name: body.name, namespace: body.namespace },
+    spec: storedSpec(body, body.enabled ?? true),
+  };
+}
+
+/** The spec a PUT stores: the body's definition; `enabled` kept when the body omits it. */
+export function flagUpdate(
+  existing: Pick<FeatureFlagResource, "spec">,
+  body: FlagUpdateBody,
+): FeatureFlagSpec {
+  return storedSpec(body, body.enabled ?? isEnabled(existing.spec));
+}
+
+/** The spec a toggle stores: flipped, or set to `enabled` when the body says so. */
+export function flagToggle(
+  existing: Pick<FeatureFlagResource, "spec">,
+  body: FlagToggleBody = {},
+): FeatureFlagSpec {
+  return { ...existing.spec, enabled: body.enabled ?? !isEnabled(existing.spec) };
+}
+
+function isoTimestamp(value: string | Date | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+const touchesSpec = (entry: ManagedFieldsEntry) =>
+  (entry.subresource ?? "") === "" && typeof entry.fieldsV1 === "object" && "f:spec" in entry.fieldsV1;
+
+/**
+ * The last change of the flag's definition: the newest managedFields time of a manager that
+ * owns spec fields (the API, kubectl, a GitOps tool), so edits made outside svc count too,
+ * while status writes and finalizers do not. The creation time when none is known.
+ */
+export function flagUpdatedAt(metadata: FeatureFlagResource["metadata"]): string {
+  const times = (metadata.managedFields ?? [])
+    .filter(touchesSpec)
+    .flatMap((entry) => isoTimestamp(entry.time) ?? []);
+  const created = isoTimestamp(metadata.creationTimestamp) ?? "";
+  return [created, ...times].reduce((latest, t) => (t > latest ? t : latest));
+}
+
+function statusView(resource: FeatureFlagResource): FlagView["status"] {
+  const status = resource.status ?? {};
+  const targets = status.targets ?? [];
+  const generation = resource.metadata.generation;
+  const current = status.observedGeneration !== undefined && status.observedGeneration === generation;
+  if (status.phase === undefined || !current) {
+    const message = "waiting for the operator to deliver the latest change";
+    return { phase: "Pending", targets, message };
+  }
+  return { phase: status.phase, targets, message: status.message ?? "" };
+}
+
+export function flagView(resource: FeatureFlagResource, clusterId: string): FlagView {
+  const { metadata, spec } = resource;
+  return {
+    name: metadata.name,
+    namespace: metadata.namespace,
+    clusterId,
+    type: spec.type,
+    defaultValue: spec.defaultValue,
+    description: spec.description ?? "",
+    delivery: spec.delivery,
+    enabled: isEnabled(spec),
+    resourceVersion: metadata.resourceVersion ?? "",
+    createdAt: isoTimestamp(metadata.creationTimestamp) ?? "",
+    updatedAt: flagUpdatedAt(metadata),
+    status: statusView(resource),
+  };
+}

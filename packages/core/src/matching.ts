@@ -1,0 +1,44 @@
+/**
+ * DESIGN.md §5: a workload matches a flag when the flag's matchLabels all match the workload's
+ * own labels or its pod template labels, in the flag's namespace. The one rule the operator's
+ * delivery, the API's preview and the workload view all apply.
+ */
+import { flagMatchLabels, type FeatureFlagResource } from "./flag-resource.ts";
+import { workloadNamespace, type Workload } from "./workload.ts";
+
+export type MatchedBy = "labels" | "podTemplateLabels";
+
+/**
+ * True when every label of the selector is on `labels` with the same value. An empty selector
+ * matches nothing: the schema refuses one, and a selector that matched everything would
+ * restart a whole namespace.
+ */
+export function selectorMatches(
+  matchLabels: Readonly<Record<string, string>>,
+  labels: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const entries = Object.entries(matchLabels);
+  if (entries.length === 0 || labels === undefined) return false;
+  return entries.every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
+}
+
+/** Which labels of the workload a selector matches (its own first), or undefined. */
+export function selectorMatchesWorkload(
+  matchLabels: Readonly<Record<string, string>>,
+  workload: Workload,
+): MatchedBy | undefined {
+  if (selectorMatches(matchLabels, workload.object.metadata?.labels)) return "labels";
+  if (selectorMatches(matchLabels, workload.object.spec?.template.metadata?.labels)) {
+    return "podTemplateLabels";
+  }
+  return undefined;
+}
+
+/** Whether (and by which labels) a flag targets a workload: same namespace, selector matches. */
+export function flagMatchesWorkload(
+  flag: Pick<FeatureFlagResource, "metadata" | "spec">,
+  workload: Workload,
+): MatchedBy | undefined {
+  if (flag.metadata.namespace !== workloadNamespace(workload)) return undefined;
+  return selectorMatchesWorkload(flagMatchLabels(flag.spec), workload);
+}
