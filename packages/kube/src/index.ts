@@ -4,6 +4,7 @@ export * from "./local-control-plane.ts";
 export * from "./namespaces.ts";
 export * from "./ports.ts";
 export * from "./resource-version.ts";
+export * from "./wait.ts";
 export {
   ClusterRegistry,
   type ClusterRegistryEvent,

@@ -2,10 +2,10 @@
 // and one per ClusterConnection in svc-system of the hub, followed at run time (added, changed
 // in spec or Secret, removed) without a restart.
 import { createHash } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP_VERSION, CLUSTER_CONNECTION, SYSTEM_NAMESPACE } from "@svc/core";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "../backoff.ts";
+import { waitFor } from "../wait.ts";
 import { ClusterRuntime, type ConnectedCluster } from "./connected-cluster.ts";
 import { clusterCredentials, CA_KEY } from "./credentials.ts";
 import { ObjectStore } from "./informer-cache.ts";
@@ -153,7 +153,11 @@ export class ClusterRegistry {
     for (const reflector of this.#hubReflectors) reflector.start();
     // An error (no ClusterConnection CRD, no permission) will not mend itself while we wait.
     const hubFailing = () => this.#hubReflectors.some((r) => r.outcome().failure?.kind === "error");
-    while (!this.#hubSynced() && !hubFailing() && Date.now() < deadline) await sleep(50);
+    await waitFor(() => this.#hubSynced() || hubFailing(), Boolean, {
+      what: "the hub's ClusterConnections listed",
+      timeoutMs: startTimeoutMs,
+      intervalMs: 50,
+    }).catch(() => undefined);
     if (!this.#hubSynced())
       logger.warn(
         { failures: this.#hubReflectors.map((r) => r.outcome().failure?.message).filter(Boolean) },
