@@ -1,6 +1,5 @@
 export * from "./backoff.ts";
 export * from "./crds.ts";
-export * from "./local-control-plane.ts";
 export * from "./namespaces.ts";
 export * from "./ports.ts";
 export * from "./resource-version.ts";

@@ -9,12 +9,11 @@ import {
   ClusterRegistry,
   ClusterUnavailableError,
   installCrds,
-  startLocalControlPlane,
   type ClusterRegistryEvent,
   type ConnectedCluster,
   type FeatureFlagResource,
-  type LocalControlPlane,
-} from "../src/index.ts";
+} from "@svc/kube";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 
