@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { freeLoopbackPort } from "@svc/kube";
+import { freeLoopbackPort, waitFor } from "@svc/kube";
 import { startPostgresServer, type PostgresServer } from "../../test/support/postgres-server.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -80,19 +80,23 @@ async function startApi(env: Record<string, string>): Promise<{ child: ChildProc
     },
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await fetch(`${url}/healthz`).then(
-      (r) => r.status,
-      () => 0,
+  try {
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`svc api exited with ${child.exitCode}`);
+        return fetch(`${url}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      },
+      (status) => status === 200,
+      { what: "svc api answering /healthz", timeoutMs: 60_000, intervalMs: 20 },
     );
-    if (status === 200) return { child, url };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error("svc api did not start");
-    }
-    await new Promise((r) => setTimeout(r, 20));
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw new Error("svc api did not start", { cause: error });
   }
+  return { child, url };
 }
 
 async function login(url: string): Promise<string> {

@@ -17,7 +17,8 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
-import { ensureNamespace, freeLoopbackPort, installCrds, startLocalControlPlane } from "@svc/kube";
+import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
+import { startLocalControlPlane } from "@svc/kube/testing";
 import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ApiException, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { waitFor } from "@svc/kube";
 import { afterAll, inject } from "vitest";
 
 /** A cluster-admin KubeConfig for the shared test control plane. */
@@ -36,21 +37,13 @@ export async function rejection(call: Promise<unknown>): Promise<{ code: number;
 }
 
 /** Polls `read` until it returns a value for which `done` holds (bounded). */
-export async function eventually<T>(
+export function eventually<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
   what: string,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 200));
-    last = await read();
-  }
-  return last;
+  return waitFor(read, done, { what, timeoutMs, intervalMs: 200 });
 }
 
 /** Whether a process is alive (a zombie awaiting its reaper counts as gone). */

@@ -1,11 +1,12 @@
 // A throwaway PostgreSQL server from Debian's package, for tests and benchmarks: initdb into a
 // temporary folder, listen on a free loopback port, remove everything on stop.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freeLoopbackPort } from "@svc/kube";
+import { removeOnExit, superviseProcess } from "@svc/kube/testing";
 
 export interface PostgresServer {
   /** Superuser URL of the `postgres` database. */
@@ -37,21 +38,16 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-async function waitUntilAccepting(url: string, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (Date.now() > deadline)
-        throw new Error(`postgres did not accept connections in 30 s:\n${log()}`, { cause: error });
-      await new Promise((r) => setTimeout(r, 100));
-    }
+/** Whether the server accepts a connection now. */
+async function accepting(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -71,40 +67,24 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw new Error(`initdb failed: ${init.stderr}${init.error?.message ?? ""}`);
   }
   const port = await freeLoopbackPort();
-  let output = "";
   // Durability settings off: a test database is thrown away, speed matters more.
-  const child = spawn(
-    join(bin, "postgres"),
-    ["-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir]
+  const server = superviseProcess({
+    name: "postgres",
+    command: join(bin, "postgres"),
+    args: ["-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir]
       .concat(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
       .concat(["-c", "max_connections=200"]),
-    { stdio: ["ignore", "pipe", "pipe"], ...user },
-  );
-  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-  // If the process that started it exits without stop(), the server must not outlive it.
-  const killOnExit = () => {
-    child.kill("SIGKILL");
-  };
-  process.once("exit", killOnExit);
-  const exited = new Promise<void>((resolve) => {
-    child.once("exit", () => {
-      resolve();
-    });
+    ...user,
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const keepDir = removeOnExit(dir);
   const stop = async () => {
-    process.removeListener("exit", killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGINT"); // "fast" shutdown: ends sessions, exits cleanly
-      const timeout = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timeout);
-    }
+    await server.stop({ signal: "SIGINT" }); // "fast" shutdown: ends sessions, exits cleanly
     rmSync(dir, { recursive: true, force: true });
+    keepDir();
   };
   try {
-    await waitUntilAccepting(url, child, () => output);
+    await server.waitReady(() => accepting(url), 30_000, 100);
   } catch (error) {
     await stop();
     throw error;

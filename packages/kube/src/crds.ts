@@ -7,6 +7,7 @@ import {
   type V1CustomResourceDefinition,
 } from "@kubernetes/client-node";
 import { allCrds, renderCrdYaml, type CustomResourceDefinition } from "@svc/core";
+import { waitFor } from "./wait.ts";
 
 /** The field manager of everything svc writes with server-side apply. */
 export const FIELD_MANAGER = "svc";
@@ -26,17 +27,18 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<v
     const model = loadYaml<V1CustomResourceDefinition>(renderCrdYaml(definition));
     await objects.patch(model, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
   }
-  const deadline = Date.now() + timeoutMs;
-  for (const definition of definitions) {
-    for (;;) {
-      const current = await extensions.readCustomResourceDefinition({ name: definition.metadata.name });
-      const established = current.status?.conditions?.some(
-        (c) => c.type === "Established" && c.status === "True",
-      );
-      if (established) break;
-      if (Date.now() > deadline)
-        throw new Error(`CRD ${definition.metadata.name} not established after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await Promise.all(
+    definitions.map((definition) =>
+      waitFor(
+        async () => {
+          const current = await extensions.readCustomResourceDefinition({ name: definition.metadata.name });
+          return (
+            current.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true
+          );
+        },
+        (established) => established,
+        { what: `CRD ${definition.metadata.name} established`, timeoutMs },
+      ),
+    ),
+  );
 }

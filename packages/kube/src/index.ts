@@ -1,4 +1,24 @@
+export * from "./backoff.ts";
 export * from "./crds.ts";
-export * from "./local-control-plane.ts";
 export * from "./namespaces.ts";
 export * from "./ports.ts";
+export * from "./resource-version.ts";
+export * from "./wait.ts";
+export {
+  ClusterRegistry,
+  type ClusterRegistryEvent,
+  type ClusterRegistryOptions,
+} from "./registry/cluster-registry.ts";
+export type { ConnectedCluster } from "./registry/connected-cluster.ts";
+export { CA_KEY, clusterCredentials, type ClusterCredentials } from "./registry/credentials.ts";
+export {
+  ClusterUnavailableError,
+  decideHealth,
+  describeFailure,
+  type ClusterHealth,
+  type ClusterState,
+  type Failure,
+} from "./registry/health.ts";
+export type { CacheEvent, InformerCache } from "./registry/informer-cache.ts";
+export { HttpStatusError } from "./registry/transport.ts";
+export * from "./registry/types.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { AppsV1Api, CoreV1Api, VersionApi, type V1Deployment } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
-import { startLocalControlPlane } from "../src/index.ts";
+import { startLocalControlPlane } from "@svc/kube/testing";
 import { eventually, isRunning, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 
 const kc = testKubeConfig();

@@ -2,7 +2,8 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
-import { defaultBinDir, ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
+import { ensureNamespace, installCrds } from "@svc/kube";
+import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
 

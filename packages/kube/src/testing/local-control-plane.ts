@@ -4,15 +4,14 @@
  * temporary folder. Used by the integration tests and by `svc dev`. No kubelet runs, so pods
  * stay Pending; everything above them (Deployments, ReplicaSets, RBAC, CRDs) is the real thing.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { createWriteStream, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
-import { constants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { freeLoopbackPort } from "./ports.ts";
+import { freeLoopbackPort } from "../ports.ts";
+import { removeOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
 
 export interface LocalControlPlane {
   /** Folder holding data, certificates, logs and the kubeconfig; removed by stop(). */
@@ -41,64 +40,20 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
-const REPO_ROOT = resolve(import.meta.dirname, "../../..");
+const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
 
 export function defaultBinDir(): string {
   return process.env["SVC_CONTROLPLANE_BIN"] ?? join(REPO_ROOT, ".cache/controlplane/bin");
 }
 
-/** Children of this process still running, killed on exit whatever the cause, and their folders. */
-const live = new Set<ChildProcess>();
-const liveDirs = new Set<string>();
-let exitHooksInstalled = false;
-
-/**
- * Whatever ends this process (normal exit, uncaught error, SIGINT/SIGTERM/SIGHUP), its control
- * planes die with it: a crashed test run must not leave etcd and kube-apiserver behind.
- */
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  // 'exit' handlers must be synchronous: SIGKILL is, and leaves no orphan behind.
-  process.on("exit", () => {
-    for (const child of live) child.kill("SIGKILL");
-    for (const dir of liveDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+function startComponent(binDir: string, dir: string, name: string, args: string[]): SupervisedProcess {
+  return superviseProcess({
+    name,
+    command: join(binDir, name),
+    args,
+    cwd: dir,
+    logPath: join(dir, `${name}.log`),
   });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    // Exiting (rather than re-raising the signal) runs the 'exit' hook above.
-    process.once(signal, () => process.exit(128 + constants.signals[signal]));
-  }
-}
-
-interface Component {
-  name: string;
-  child: ChildProcess;
-  logPath: string;
-  exited: Promise<void>;
-}
-
-function startComponent(binDir: string, dir: string, name: string, args: string[]): Component {
-  const logPath = join(dir, `${name}.log`);
-  const log = createWriteStream(logPath, { flags: "a" });
-  const child = spawn(join(binDir, name), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  live.add(child);
-  const exited = new Promise<void>((done) => {
-    child.once("exit", () => {
-      live.delete(child);
-      done();
-    });
-  });
-  child.once("error", (error) => {
-    log.write(`failed to start: ${error.message}\n`);
-  });
-  return { name, child, logPath, exited };
-}
-
-async function logTail(component: Component): Promise<string> {
-  const text = await readFile(component.logPath, "utf8").catch(() => "");
-  return text.split("\n").slice(-25).join("\n");
 }
 
 /** GET an https URL on loopback, trusting any certificate (used only before the CA is known). */
@@ -124,30 +79,6 @@ function probe(url: string, token?: string): Promise<number> {
   });
 }
 
-async function waitReady(
-  component: Component,
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (component.child.exitCode !== null || component.child.signalCode !== null) {
-      throw new Error(`${component.name} exited while starting:\n${await logTail(component)}`);
-    }
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${component.name} not ready after ${timeoutMs} ms:\n${await logTail(component)}`);
-}
-
-async function stopComponent(component: Component): Promise<void> {
-  if (component.child.exitCode !== null || component.child.signalCode !== null) return;
-  component.child.kill("SIGTERM");
-  const killed = setTimeout(() => component.child.kill("SIGKILL"), 10_000);
-  await component.exited;
-  clearTimeout(killed);
-}
-
 function kubeconfigYaml(server: string, caPem: string, token: string): string {
   const ca = Buffer.from(caPem).toString("base64");
   return [
@@ -169,18 +100,17 @@ function kubeconfigYaml(server: string, caPem: string, token: string): string {
 
 /** Starts etcd, kube-apiserver and kube-controller-manager and waits until all three are ready. */
 export async function startLocalControlPlane(options: StartOptions = {}): Promise<LocalControlPlane> {
-  installExitHooks();
   const binDir = options.binDir ?? defaultBinDir();
   const timeout = options.readyTimeoutMs ?? 120_000;
   const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), "svc-controlplane-"));
-  liveDirs.add(dir);
-  const components: Component[] = [];
+  const keepDir = removeOnExit(dir);
+  const components: SupervisedProcess[] = [];
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
-      for (const component of [...components].reverse()) await stopComponent(component);
+      for (const component of [...components].reverse()) await component.stop();
       await rm(dir, { recursive: true, force: true });
-      liveDirs.delete(dir);
+      keepDir();
     })());
 
   try {
@@ -214,14 +144,10 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       "--log-level=warn",
     ]);
     components.push(etcd);
-    await waitReady(
-      etcd,
-      async () => {
-        const res = await fetch(`${etcdUrl}/health`).catch(() => undefined);
-        return res?.ok === true;
-      },
-      timeout,
-    );
+    await etcd.waitReady(async () => {
+      const res = await fetch(`${etcdUrl}/health`).catch(() => undefined);
+      return res?.ok === true;
+    }, timeout);
 
     const server = `https://127.0.0.1:${apiPort}`;
     const apiserverArgs = [
@@ -239,12 +165,16 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       "--allow-privileged=true",
       "--v=0",
     ];
-    const startApiServer = async (): Promise<Component> => {
+    const startApiServer = async (): Promise<SupervisedProcess> => {
       const apiserver = startComponent(binDir, dir, "kube-apiserver", apiserverArgs);
-      await waitReady(apiserver, async () => (await probe(`${server}/readyz`, token)) === 200, timeout);
+      // Started again, it takes the place of the one stopped (stop order: reverse of start).
+      const previous = components.findIndex((c) => c.name === "kube-apiserver");
+      if (previous >= 0) components[previous] = apiserver;
+      else components.push(apiserver);
+      await apiserver.waitReady(async () => (await probe(`${server}/readyz`, token)) === 200, timeout);
       return apiserver;
     };
-    components.push(await startApiServer());
+    await startApiServer();
 
     const caPem = await readFile(join(certDir, "apiserver.crt"), "utf8");
     const kubeconfigPath = join(dir, "kubeconfig");
@@ -261,24 +191,21 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       "--v=0",
     ]);
     components.push(kcm);
-    await waitReady(kcm, async () => (await probe(`https://127.0.0.1:${kcmPort}/healthz`)) === 200, timeout);
+    await kcm.waitReady(async () => (await probe(`https://127.0.0.1:${kcmPort}/healthz`)) === 200, timeout);
 
     return {
       dir,
       server,
       kubeconfigPath,
       get pids() {
-        return components.map((c) => c.child.pid ?? -1);
+        return components.map((c) => c.pid ?? -1);
       },
       async stopApiServer() {
-        const apiserver = components.find((c) => c.name === "kube-apiserver");
-        if (apiserver) await stopComponent(apiserver);
+        await components.find((c) => c.name === "kube-apiserver")?.stop();
       },
       async startApiServer() {
-        const index = components.findIndex((c) => c.name === "kube-apiserver");
-        const current = components[index];
-        if (current && current.child.exitCode === null && current.child.signalCode === null) return;
-        components[index] = await startApiServer();
+        if (components.some((c) => c.name === "kube-apiserver" && c.running())) return;
+        await startApiServer();
       },
       kubeConfig() {
         const kc = new KubeConfig();

@@ -1,0 +1,264 @@
+// One connected cluster: its clients, its informer caches, its /version probe and its health.
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  type KubeConfig,
+  type V1DaemonSet,
+  type V1Deployment,
+  type V1Namespace,
+  type V1StatefulSet,
+} from "@kubernetes/client-node";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { BackoffPolicy } from "../backoff.ts";
+import { boundedClient } from "./clients.ts";
+import {
+  ClusterUnavailableError,
+  decideHealth,
+  describeFailure,
+  type ClusterHealth,
+  type SourceOutcome,
+} from "./health.ts";
+import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
+import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
+import { Reflector } from "./reflector.ts";
+import { ClusterTransport } from "./transport.ts";
+import {
+  SYSTEM_NAMESPACES,
+  type ClusterConnectionResource,
+  type FeatureFlagResource,
+  type Logger,
+} from "./types.ts";
+
+export interface ConnectedCluster {
+  readonly id: string;
+  readonly local: boolean;
+  /** The ClusterConnection in svc-system (undefined for the local cluster when none exists). */
+  readonly connection: ClusterConnectionResource | undefined;
+  readonly kubeConfig: KubeConfig;
+  /** Typed clients; every call is bounded by the registry's requestTimeoutMs. */
+  readonly customObjects: CustomObjectsApi;
+  readonly apps: AppsV1Api;
+  readonly core: CoreV1Api;
+  /** For server-side apply of any kind. */
+  readonly objects: KubernetesObjectApi;
+  readonly flags: InformerCache<FeatureFlagResource>;
+  readonly deployments: InformerCache<V1Deployment>;
+  readonly statefulSets: InformerCache<V1StatefulSet>;
+  readonly daemonSets: InformerCache<V1DaemonSet>;
+  readonly namespaces: InformerCache<V1Namespace>;
+  /** The namespaces scanned: the connection's spec.namespaces, undefined for all but the system ones. */
+  readonly scannedNamespaces: readonly string[] | undefined;
+  health(): ClusterHealth;
+  /** Resolves when every cache is synced; rejects with ClusterUnavailableError when the cluster is unreachable, in error, or not synced within `timeoutMs`. */
+  whenSynced(timeoutMs: number): Promise<void>;
+}
+
+export interface ClusterRuntimeOptions {
+  id: string;
+  local: boolean;
+  connection: () => ClusterConnectionResource | undefined;
+  /** A client configuration, or why none could be built from the credentials. */
+  credentials: { ok: true; kubeConfig: KubeConfig } | { ok: false; message: string; kubeConfig: KubeConfig };
+  namespaces: readonly string[] | undefined;
+  requestTimeoutMs: number;
+  probeIntervalMs: number;
+  watchdogMs: number;
+  backoff: BackoffPolicy;
+  random: () => number;
+  logger: Logger;
+  onHealthChange: () => void;
+}
+
+export class ClusterRuntime implements ConnectedCluster {
+  readonly id: string;
+  readonly local: boolean;
+  readonly kubeConfig: KubeConfig;
+  readonly customObjects: CustomObjectsApi;
+  readonly apps: AppsV1Api;
+  readonly core: CoreV1Api;
+  readonly objects: KubernetesObjectApi;
+  readonly flags: ObjectStore<FeatureFlagResource>;
+  readonly deployments: ObjectStore<V1Deployment>;
+  readonly statefulSets: ObjectStore<V1StatefulSet>;
+  readonly daemonSets: ObjectStore<V1DaemonSet>;
+  readonly namespaces: ObjectStore<V1Namespace>;
+  readonly scannedNamespaces: readonly string[] | undefined;
+  readonly #options: ClusterRuntimeOptions;
+  readonly #transport: ClusterTransport;
+  readonly #reflectors: Reflector<ObjectWithMeta>[] = [];
+  readonly #stopping = new AbortController();
+  readonly #healthListeners = new Set<() => void>();
+  #probe: SourceOutcome = { synced: false };
+  #probing: Promise<void> | undefined;
+  #kubernetesVersion: string | undefined;
+  #lastSyncTime: string | undefined;
+  #lastHealth = "";
+
+  constructor(options: ClusterRuntimeOptions) {
+    this.#options = options;
+    this.id = options.id;
+    this.local = options.local;
+    this.kubeConfig = options.credentials.kubeConfig;
+    this.scannedNamespaces = options.namespaces;
+    this.#transport = new ClusterTransport(this.kubeConfig);
+    const bounded = { timeoutMs: options.requestTimeoutMs, dispatcher: () => this.#transport.dispatcher() };
+    this.customObjects = boundedClient(this.kubeConfig, CustomObjectsApi, bounded);
+    this.apps = boundedClient(this.kubeConfig, AppsV1Api, bounded);
+    this.core = boundedClient(this.kubeConfig, CoreV1Api, bounded);
+    this.objects = boundedClient(this.kubeConfig, KubernetesObjectApi, bounded);
+    const onListenerError = (error: unknown) => {
+      options.logger.error({ cluster: this.id, err: error }, "a cache listener failed");
+    };
+    this.flags = new ObjectStore(onListenerError);
+    this.deployments = new ObjectStore(onListenerError);
+    this.statefulSets = new ObjectStore(onListenerError);
+    this.daemonSets = new ObjectStore(onListenerError);
+    this.namespaces = new ObjectStore(onListenerError);
+  }
+
+  get connection(): ClusterConnectionResource | undefined {
+    return this.#options.connection();
+  }
+
+  start(): void {
+    if (!this.#options.credentials.ok) {
+      this.#healthMayHaveChanged();
+      return;
+    }
+    this.#watch(FLAGS, this.flags);
+    this.#watch(DEPLOYMENTS, this.deployments);
+    this.#watch(STATEFUL_SETS, this.statefulSets);
+    this.#watch(DAEMON_SETS, this.daemonSets);
+    this.#watch(NAMESPACES, this.namespaces);
+    for (const reflector of this.#reflectors) reflector.start();
+    this.#probing = this.#probeLoop();
+  }
+
+  async close(): Promise<void> {
+    this.#stopping.abort();
+    await Promise.all([...this.#reflectors.map((r) => r.stop()), this.#probing]);
+    await this.#transport.close();
+  }
+
+  health(): ClusterHealth {
+    const configError = this.#options.credentials.ok ? undefined : this.#options.credentials.message;
+    const decided = decideHealth({
+      configError,
+      sources: [this.#probe, ...this.#reflectors.map((r) => r.outcome())],
+    });
+    return {
+      ...decided,
+      ...(this.#kubernetesVersion === undefined ? {} : { kubernetesVersion: this.#kubernetesVersion }),
+      ...(this.#lastSyncTime === undefined ? {} : { lastSyncTime: this.#lastSyncTime }),
+    };
+  }
+
+  whenSynced(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const settle = (): boolean => {
+        const health = this.health();
+        if (health.state === "ready") resolve();
+        else if (health.state === "unreachable" || health.state === "error")
+          reject(new ClusterUnavailableError(this.id, health));
+        else return false;
+        return true;
+      };
+      if (settle()) return;
+      const timer = setTimeout(() => {
+        this.#healthListeners.delete(listener);
+        reject(
+          new ClusterUnavailableError(
+            this.id,
+            this.health(),
+            `cluster ${this.id} is not synced after ${timeoutMs} ms`,
+          ),
+        );
+      }, timeoutMs);
+      const listener = () => {
+        if (!settle()) return;
+        clearTimeout(timer);
+        this.#healthListeners.delete(listener);
+      };
+      this.#healthListeners.add(listener);
+    });
+  }
+
+  #watch<T extends ObjectWithMeta>(kind: CachedKind<T>, store: ObjectStore<T>): void {
+    const { namespaces } = this.#options;
+    const scopes = kind.namespaced && namespaces !== undefined ? namespaces : [undefined];
+    const keep = kind.namespaced
+      ? namespaces === undefined
+        ? (object: T) => !SYSTEM_NAMESPACES.includes(object.metadata?.namespace ?? "")
+        : undefined
+      : namespaces === undefined
+        ? undefined
+        : (object: T) => namespaces.includes(object.metadata?.name ?? "");
+    for (const namespace of scopes) {
+      const reflector = new Reflector<T>({
+        description: `list ${kind.plural}${namespace === undefined ? "" : ` in ${namespace}`}`,
+        transport: this.#transport,
+        path: kind.path(namespace),
+        namespace,
+        store,
+        decode: kind.decode,
+        ...(keep === undefined ? {} : { keep }),
+        requestTimeoutMs: this.#options.requestTimeoutMs,
+        watchdogMs: this.#options.watchdogMs,
+        backoff: this.#options.backoff,
+        random: this.#options.random,
+        onOutcome: () => {
+          this.#healthMayHaveChanged();
+        },
+        logger: this.#options.logger,
+      });
+      this.#reflectors.push(reflector as unknown as Reflector<ObjectWithMeta>);
+    }
+  }
+
+  /** GET /version every probeIntervalMs: the cluster's version, and an outage seen even when no watch notices. */
+  async #probeLoop(): Promise<void> {
+    const { requestTimeoutMs, probeIntervalMs } = this.#options;
+    const stopped = () => this.#stopping.signal.aborted;
+    while (!stopped()) {
+      try {
+        const version = (await this.#transport.getJson(
+          "/version",
+          {},
+          requestTimeoutMs,
+          this.#stopping.signal,
+        )) as {
+          gitVersion?: string;
+        };
+        const recovered = this.#probe.failure !== undefined;
+        this.#kubernetesVersion = version.gitVersion;
+        this.#probe = { synced: true };
+        // The API server is back: informers waiting out a back-off retry now.
+        if (recovered) for (const reflector of this.#reflectors) reflector.retryNow();
+      } catch (error) {
+        if (stopped()) break;
+        this.#probe = { synced: this.#probe.synced, failure: describeFailure(error, "get /version") };
+      }
+      this.#healthMayHaveChanged();
+      await sleep(probeIntervalMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+    }
+  }
+
+  #healthMayHaveChanged(): void {
+    const health = this.health();
+    if (health.state === "ready" && this.#probe.failure === undefined)
+      this.#lastSyncTime = new Date().toISOString();
+    const key = `${health.state}\u0000${health.message ?? ""}`;
+    for (const listener of [...this.#healthListeners]) listener();
+    if (key === this.#lastHealth) return;
+    if (health.state === "unreachable" || health.state === "error")
+      this.#options.logger.warn(
+        { cluster: this.id, state: health.state, reason: health.message },
+        "cluster unavailable",
+      );
+    else this.#options.logger.info({ cluster: this.id, state: health.state }, "cluster health");
+    this.#lastHealth = key;
+    this.#options.onHealthChange();
+  }
+}

@@ -1,0 +1,146 @@
+// The HTTP side of one cluster: time-bounded GETs and watch streams over one connection pool,
+// authenticated by client-node's KubeConfig. client-node builds a new connection pool for every
+// request it sends and its ListWatch neither restarts after an error nor asks for bookmarks, so
+// the registry's informers talk to the API server through this small layer instead; the typed
+// clients handed to callers share its pool and its timeout (see boundedClients).
+import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
+import { fetch, type Dispatcher } from "undici";
+
+/** An API server's answer other than 2xx, with the reason and message of its Status body. */
+export class HttpStatusError extends Error {
+  readonly status: number;
+  readonly reason: string | undefined;
+  constructor(status: number, message: string, reason?: string) {
+    super(message);
+    this.name = "HttpStatusError";
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: unknown;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export class ClusterTransport {
+  readonly server: string;
+  readonly #kubeConfig: KubeConfig;
+  #dispatcher: Dispatcher | undefined;
+  #dispatcherReady: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster");
+    this.#kubeConfig = kubeConfig;
+    this.server = cluster.server.replace(/\/+$/, "");
+  }
+
+  /** The pool every request to this cluster goes through (undefined: undici's global one). */
+  async dispatcher(): Promise<Dispatcher | undefined> {
+    this.#dispatcherReady ??= this.#authenticate(`${this.server}/`).then(({ dispatcher }) => {
+      this.#dispatcher = dispatcher;
+    });
+    await this.#dispatcherReady;
+    return this.#dispatcher;
+  }
+
+  /** GET a JSON document, the whole exchange bounded by `timeoutMs`. */
+  async getJson(path: string, query: Query, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+    const url = this.#url(path, query);
+    const { headers } = await this.#authenticate(url);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const response = await fetch(url, {
+      headers: { ...headers, accept: "application/json" },
+      dispatcher: await this.dispatcher(),
+      signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+    });
+    if (response.status !== 200) throw await statusError(response);
+    return response.json();
+  }
+
+  /**
+   * Streams a watch: `onEvent` for each event until the server ends the stream (resolves) or it
+   * fails (rejects). The response headers must arrive within `connectTimeoutMs`; after that the
+   * caller's `signal` (its watchdog) bounds the stream.
+   */
+  async watch(
+    path: string,
+    query: Query,
+    connectTimeoutMs: number,
+    signal: AbortSignal,
+    onEvent: (event: WatchEvent) => void,
+  ): Promise<void> {
+    const url = this.#url(path, { ...query, watch: true });
+    const { headers } = await this.#authenticate(url);
+    const connecting = new AbortController();
+    const connectTimer = setTimeout(() => {
+      connecting.abort(new DOMException(`no answer in ${connectTimeoutMs} ms`, "TimeoutError"));
+    }, connectTimeoutMs);
+    let response;
+    try {
+      response = await fetch(url, {
+        headers: { ...headers, accept: "application/json" },
+        dispatcher: await this.dispatcher(),
+        signal: AbortSignal.any([connecting.signal, signal]),
+      });
+    } finally {
+      clearTimeout(connectTimer);
+    }
+    if (response.status !== 200) throw await statusError(response);
+    if (response.body === null) return;
+    let buffered = "";
+    for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line !== "") onEvent(JSON.parse(line) as WatchEvent);
+        newline = buffered.indexOf("\n");
+      }
+    }
+  }
+
+  /** Closes the connection pool (idle and active connections alike). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#dispatcherReady?.catch(() => undefined);
+    await this.#dispatcher?.destroy();
+  }
+
+  #url(path: string, query: Query): string {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Headers (a bearer token is read again each time, as a rotated token file must be) and TLS pool. */
+  async #authenticate(
+    url: string,
+  ): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+    const context = new RequestContext(url, HttpMethod.GET);
+    await this.#kubeConfig.applySecurityAuthentication(context);
+    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
+  }
+}
+
+async function statusError(response: { status: number; statusText: string; text(): Promise<string> }) {
+  const text = await response.text().catch(() => "");
+  let message = `${response.status} ${response.statusText}`;
+  let reason: string | undefined;
+  try {
+    const status = JSON.parse(text) as { message?: unknown; reason?: unknown };
+    if (typeof status.message === "string" && status.message !== "") message = status.message;
+    if (typeof status.reason === "string") reason = status.reason;
+  } catch {
+    // not a Status object: keep the HTTP status line
+  }
+  return new HttpStatusError(response.status, message, reason);
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from "vitest";
+import { clusterCredentials } from "../src/registry/credentials.ts";
+import type { ClusterConnectionResource, SecretJson } from "../src/registry/types.ts";
+
+const SECRET_TOKEN = "s3cr3t-token-value";
+
+function connection(
+  authMethod: "kubeconfig" | "serviceaccount" | "oidc",
+  key = "k",
+): ClusterConnectionResource {
+  return {
+    apiVersion: "svc.io/v1alpha1",
+    kind: "ClusterConnection",
+    metadata: { name: "east", namespace: "svc-system" },
+    spec: {
+      displayName: "East",
+      apiServer: "https://east.example:6443",
+      authMethod,
+      credentialRef: { name: "creds", key },
+    },
+  };
+}
+
+function secret(data: Record<string, string>): SecretJson {
+  return {
+    metadata: { name: "creds" },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+  };
+}
+
+function kubeconfig(user: string, cluster = "server: https://elsewhere:443"): string {
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [{name: c, cluster: {${cluster}}}]`,
+    `users: [{name: u, user: {${user}}}]`,
+    "contexts: [{name: x, context: {cluster: c, user: u}}]",
+    "current-context: x",
+  ].join("\n");
+}
+
+function message(result: ReturnType<typeof clusterCredentials>): string {
+  if (result.ok) throw new Error("expected a refusal");
+  return result.message;
+}
+
+describe("clusterCredentials", () => {
+  it("uses a kubeconfig's current context, at the connection's apiServer", () => {
+    const result = clusterCredentials(
+      connection("kubeconfig"),
+      secret({ k: kubeconfig(`token: ${SECRET_TOKEN}`) }),
+    );
+    if (!result.ok) throw new Error(result.message);
+    expect(result.kubeConfig.getCurrentCluster()?.server).toBe("https://east.example:6443");
+    expect(result.kubeConfig.getCurrentUser()?.token).toBe(SECRET_TOKEN);
+  });
+
+  it("refuses exec plugins, auth providers and file references, naming the Secret and key", () => {
+    const exec = clusterCredentials(
+      connection("kubeconfig"),
+      secret({ k: kubeconfig("exec: {command: /bin/sh}") }),
+    );
+    expect(message(exec)).toBe(
+      "the kubeconfig in Secret creds key k uses an exec credential plugin, which is not run: put a token or client certificate in it",
+    );
+    const provider = clusterCredentials(
+      connection("kubeconfig"),
+      secret({ k: kubeconfig("auth-provider: {name: gcp}") }),
+    );
+    expect(message(provider)).toMatch(/auth-provider/);
+    const tokenFile = clusterCredentials(
+      connection("kubeconfig"),
+      secret({ k: kubeconfig("token-file: /var/run/secrets/token") }),
+    );
+    expect(message(tokenFile)).toMatch(/refers to a file \(token-file\)/);
+    const caFile = clusterCredentials(
+      connection("kubeconfig"),
+      secret({
+        k: kubeconfig(`token: ${SECRET_TOKEN}`, "server: https://x, certificate-authority: /etc/ca.crt"),
+      }),
+    );
+    expect(message(caFile)).toMatch(/certificate-authority/);
+  });
+
+  it("never quotes the Secret's content in a message", () => {
+    const broken = clusterCredentials(
+      connection("kubeconfig"),
+      secret({ k: `users: [{token: ${SECRET_TOKEN}` }),
+    );
+    expect(message(broken)).toBe("the kubeconfig in Secret creds key k is not valid YAML");
+    const noContext = clusterCredentials(connection("kubeconfig"), secret({ k: `token: ${SECRET_TOKEN}` }));
+    expect(message(noContext)).not.toContain(SECRET_TOKEN);
+  });
+
+  it.each(["serviceaccount", "oidc"] as const)(
+    "sends a %s token as bearer, trusting ca.crt when the Secret has one",
+    (method) => {
+      const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+      const result = clusterCredentials(
+        connection(method, "token"),
+        secret({ token: `${SECRET_TOKEN}\n`, "ca.crt": pem }),
+      );
+      if (!result.ok) throw new Error(result.message);
+      expect(result.kubeConfig.getCurrentUser()?.token).toBe(SECRET_TOKEN);
+      expect(Buffer.from(result.kubeConfig.getCurrentCluster()?.caData ?? "", "base64").toString()).toBe(pem);
+      const withoutCa = clusterCredentials(connection(method, "token"), secret({ token: SECRET_TOKEN }));
+      expect(withoutCa.ok && withoutCa.kubeConfig.getCurrentCluster()?.caData).toBeUndefined();
+    },
+  );
+
+  it("explains a missing Secret, key or credentialRef", () => {
+    expect(message(clusterCredentials(connection("oidc"), undefined))).toBe(
+      "Secret creds not found in svc-system",
+    );
+    expect(message(clusterCredentials(connection("oidc", "token"), secret({ other: "x" })))).toBe(
+      "Secret creds has no key token",
+    );
+    const withoutRef = connection("serviceaccount");
+    delete withoutRef.spec.credentialRef;
+    expect(message(clusterCredentials(withoutRef, undefined))).toMatch(/credentialRef is required/);
+  });
+});
