@@ -14,3 +14,5 @@ export * from "./flag-status.ts";
 export * from "./preview.ts";
 export * from "./flag-view.ts";
 export * from "./workload-view.ts";
+export * from "./cluster-registration.ts";
+export * from "./cluster-view.ts";
