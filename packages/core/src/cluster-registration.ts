@@ -13,6 +13,7 @@ import {
   type ClusterConnectionStatus,
 } from "./cluster-connection.ts";
 import { CLUSTER_CONNECTION } from "./crd.ts";
+import type { ObjectMeta } from "./object-meta.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
@@ -20,15 +21,7 @@ import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
 export interface ClusterConnectionResource {
   apiVersion?: string | undefined;
   kind?: string | undefined;
-  metadata: {
-    name: string;
-    namespace?: string | undefined;
-    resourceVersion?: string | undefined;
-    uid?: string | undefined;
-    creationTimestamp?: string | Date | undefined;
-    deletionTimestamp?: string | Date | undefined;
-    labels?: Readonly<Record<string, string>> | undefined;
-  };
+  metadata: ObjectMeta & { name: string };
   spec: ClusterConnectionSpec;
   status?: ClusterConnectionStatus | undefined;
 }

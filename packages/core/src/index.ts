@@ -5,6 +5,7 @@ export * from "./flag.ts";
 export * from "./cluster-connection.ts";
 export * from "./crd.ts";
 export * from "./rbac.ts";
+export * from "./object-meta.ts";
 export * from "./workload.ts";
 export * from "./flag-resource.ts";
 export * from "./matching.ts";
