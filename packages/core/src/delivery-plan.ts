@@ -5,6 +5,7 @@
  * anything itself.
  */
 import { DEFAULT_SIDECAR_PORT, isEnabled } from "./basics.ts";
+import { configMapKeyTaken } from "./configmap-plan.ts";
 import {
   configMapMountPath,
   configMapVolumeName,
@@ -143,7 +144,7 @@ export function planWorkload(workload: Workload, flags: readonly FeatureFlagReso
   const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
     const invalid = undeliverableReason(flag.spec);
     if (invalid !== undefined) return { outcome: "invalid", message: invalid };
-    const problem = envProblems.get(flag.metadata.name);
+    const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, flags);
     if (problem !== undefined) return { outcome: "conflict", message: problem };
     const { envVar, configMap, sidecar } = flag.spec.delivery;
     const enabled = isEnabled(flag.spec);

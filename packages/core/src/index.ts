@@ -17,3 +17,4 @@ export * from "./flag-view.ts";
 export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";
+export * from "./configmap-plan.ts";
