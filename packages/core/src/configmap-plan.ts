@@ -28,8 +28,10 @@ function configMapFlags(flags: readonly FeatureFlagResource[]): FeatureFlagResou
 const slot = (namespace: string, configMapName: string, key: string) =>
   JSON.stringify([namespace, configMapName, key]);
 
-/** Who writes each key: the first enabled flag by name. */
-function keyWriters(flags: readonly FeatureFlagResource[]): Map<string, FeatureFlagResource> {
+/** Who writes each ConfigMap key of the flags' namespaces: the first enabled flag by name. */
+export type ConfigMapKeyWriters = ReadonlyMap<string, FeatureFlagResource>;
+
+export function configMapKeyWriters(flags: readonly FeatureFlagResource[]): ConfigMapKeyWriters {
   const writers = new Map<string, FeatureFlagResource>();
   for (const flag of configMapFlags(flags).filter((f) => isEnabled(f.spec))) {
     const target = flag.spec.delivery.configMap;
@@ -43,20 +45,18 @@ function keyWriters(flags: readonly FeatureFlagResource[]): Map<string, FeatureF
 /** Why an enabled configMap flag's key is written by another flag, or undefined. */
 export function configMapKeyTaken(
   flag: FeatureFlagResource,
-  namespaceFlags: readonly FeatureFlagResource[],
+  writers: ConfigMapKeyWriters,
 ): string | undefined {
   const target = flag.spec.delivery.configMap;
   if (target === undefined || !isEnabled(flag.spec)) return undefined;
-  const writer = keyWriters(namespaceFlags).get(
-    slot(flag.metadata.namespace, target.configMapName, target.key),
-  );
+  const writer = writers.get(slot(flag.metadata.namespace, target.configMapName, target.key));
   if (writer === undefined || writer.metadata.name === flag.metadata.name) return undefined;
   return `flag ${writer.metadata.name} already writes key ${target.key} of ConfigMap ${target.configMapName}`;
 }
 
 /** Every ConfigMap the flags write, by namespace and name. A ConfigMap no flag writes has no plan. */
 export function planConfigMaps(flags: readonly FeatureFlagResource[]): ConfigMapPlan[] {
-  const writers = keyWriters(flags);
+  const writers = configMapKeyWriters(flags);
   // A Map, not an object, collects the data: "__proto__" is a valid ConfigMap key.
   type Collecting = Omit<ConfigMapPlan, "data"> & { data: Map<string, string> };
   const plans = new Map<string, Collecting>();
