@@ -5,6 +5,7 @@
  * anything itself.
  */
 import { DEFAULT_SIDECAR_PORT, isEnabled } from "./basics.ts";
+import { configMapKeyTaken, configMapKeyWriters } from "./configmap-plan.ts";
 import {
   configMapMountPath,
   configMapVolumeName,
@@ -140,10 +141,14 @@ export function planWorkload(workload: Workload, flags: readonly FeatureFlagReso
     managedEnv: env.map((e) => e.name),
   };
 
+  // Only a workload that a configMap flag matches pays for finding each key's writer.
+  const keyWriters = valid.some((m) => m.flag.spec.delivery.configMap)
+    ? configMapKeyWriters(flags)
+    : new Map();
   const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
     const invalid = undeliverableReason(flag.spec);
     if (invalid !== undefined) return { outcome: "invalid", message: invalid };
-    const problem = envProblems.get(flag.metadata.name);
+    const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, keyWriters);
     if (problem !== undefined) return { outcome: "conflict", message: problem };
     const { envVar, configMap, sidecar } = flag.spec.delivery;
     const enabled = isEnabled(flag.spec);

@@ -3,33 +3,13 @@
  * literal), and the facts about it that delivery, preview and the REST view share.
  */
 import { defaultValueProblem } from "./basics.ts";
+import type { ObjectMeta } from "./object-meta.ts";
 import { defaultEnvVarName, deliveryKind, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
-
-/** One entry of metadata.managedFields (timestamps are strings in JSON, Dates in client-node). */
-export interface ManagedFieldsEntry {
-  manager?: string | undefined;
-  operation?: string | undefined;
-  subresource?: string | undefined;
-  time?: string | Date | undefined;
-  fieldsV1?: object | undefined;
-}
 
 export interface FeatureFlagResource {
   apiVersion?: string | undefined;
   kind?: string | undefined;
-  metadata: {
-    name: string;
-    namespace: string;
-    resourceVersion?: string | undefined;
-    uid?: string | undefined;
-    generation?: number | undefined;
-    creationTimestamp?: string | Date | undefined;
-    deletionTimestamp?: string | Date | undefined;
-    labels?: Readonly<Record<string, string>> | undefined;
-    annotations?: Readonly<Record<string, string>> | undefined;
-    finalizers?: readonly string[] | undefined;
-    managedFields?: readonly ManagedFieldsEntry[] | undefined;
-  };
+  metadata: ObjectMeta & { name: string; namespace: string };
   spec: FeatureFlagSpec;
   status?: FeatureFlagStatus | undefined;
 }

@@ -6,7 +6,8 @@
 import Type from "typebox";
 import { API_GROUP_VERSION, FEATURE_FLAG, isEnabled } from "./basics.ts";
 import { Delivery, FeatureFlagSpec, FLAG_PHASES, FLAG_TYPES, FlagTarget, validateFlagSpec } from "./flag.ts";
-import type { FeatureFlagResource, ManagedFieldsEntry } from "./flag-resource.ts";
+import type { FeatureFlagResource } from "./flag-resource.ts";
+import type { ManagedFieldsEntry } from "./object-meta.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
 

@@ -2,9 +2,10 @@
  * The workloads svc delivers flags to, seen through the fields it reads. The types are
  * structural: client-node's V1Deployment, V1StatefulSet and V1DaemonSet (and the plain JSON an
  * informer or a test builds) satisfy them without core importing client-node. Every field is
- * optional where Kubernetes' own types make it optional. Imports nothing, so any module may
- * use it without a cycle.
+ * optional where Kubernetes' own types make it optional. Imports only types that import
+ * nothing, so any module may use it without a cycle.
  */
+import type { ObjectMeta } from "./object-meta.ts";
 
 export const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
@@ -86,19 +87,9 @@ export interface PodSpec {
   serviceAccountName?: string | undefined;
 }
 
-export interface WorkloadMetadata {
-  name?: string | undefined;
-  namespace?: string | undefined;
-  labels?: Readonly<Record<string, string>> | undefined;
-  annotations?: Readonly<Record<string, string>> | undefined;
-  resourceVersion?: string | undefined;
-  uid?: string | undefined;
-  generation?: number | undefined;
-}
-
 /** The subset of an apps/v1 Deployment, StatefulSet or DaemonSet that svc reads. */
 export interface WorkloadObject {
-  metadata?: WorkloadMetadata | undefined;
+  metadata?: ObjectMeta | undefined;
   spec?:
     | {
         replicas?: number | undefined;

@@ -1,47 +1,46 @@
 import { describe, expect, it } from "vitest";
-import { validateClusterConnectionSpec } from "../src/index.ts";
+import { goDurationMs, validateClusterConnectionSpec, validateClusterRegistration } from "../src/index.ts";
+import {
+  invalidClusterCases,
+  invalidClusterIds,
+  validClusterSpec,
+  validClusterSpecs,
+} from "../../../test/support/cluster-cases.ts";
 
-const valid = {
-  displayName: "Production EU",
-  apiServer: "https://10.0.0.1:6443",
-  authMethod: "kubeconfig",
-  credentialRef: { name: "svc-cluster-prod", key: "kubeconfig" },
-  namespaces: ["shop", "payments"],
-  resyncPeriod: "30s",
-  labels: { region: "eu-west-1", "example.com/tier": "prod" },
-};
-
-function fields(patch: Record<string, unknown>): string[] {
-  const result = validateClusterConnectionSpec({ ...valid, ...patch });
+function fields(spec: unknown): string[] {
+  const result = validateClusterConnectionSpec(spec);
   return result.ok ? [] : result.errors.map((e) => e.field);
 }
 
 describe("validateClusterConnectionSpec", () => {
-  it("accepts a full spec and a minimal one", () => {
-    expect(fields({})).toEqual([]);
-    expect(validateClusterConnectionSpec({ displayName: "x", apiServer: "http://127.0.0.1:1" }).ok).toBe(
-      true,
-    );
+  it.each(validClusterSpecs.map((spec, i) => [i, spec] as const))("accepts valid spec %i", (_i, spec) => {
+    expect(fields(spec)).toEqual([]);
   });
 
-  it("requires an absolute http(s) apiServer URL", () => {
-    for (const apiServer of ["10.0.0.1:6443", "ftp://x", "https://", "https://a b", ""]) {
-      expect(fields({ apiServer })).toEqual(["apiServer"]);
-    }
+  it.each(invalidClusterCases.map((c) => [c.why, c] as const))("refuses %s, naming the field", (_why, c) => {
+    expect(fields(c.spec)).toEqual([c.field]);
   });
 
-  it("checks authMethod, credentialRef, namespaces, resyncPeriod and labels", () => {
-    expect(fields({ authMethod: "password" })).toEqual(["authMethod"]);
-    expect(fields({ credentialRef: { name: "Bad_Name", key: "k" } })).toEqual(["credentialRef.name"]);
-    expect(fields({ credentialRef: { name: "s" } })).toEqual(["credentialRef.key"]);
-    expect(fields({ namespaces: ["Shop"] })).toEqual(["namespaces.0"]);
-    expect(fields({ namespaces: ["a", "a"] })).toEqual(["namespaces"]);
-    for (const resyncPeriod of ["1h30m", "500ms", "2.5s"]) expect(fields({ resyncPeriod })).toEqual([]);
-    for (const resyncPeriod of ["30", "s", "thirty seconds"]) {
-      expect(fields({ resyncPeriod })).toEqual(["resyncPeriod"]);
-    }
-    expect(fields({ labels: { "bad key": "x" } })).toEqual(["labels.bad key"]);
-    expect(fields({ displayName: "" })).toEqual(["displayName"]);
-    expect(fields({ token: "secret" })).toEqual(["token"]);
+  it("refuses fields that are not in the spec", () => {
+    expect(fields({ ...validClusterSpec, token: "secret" })).toEqual(["token"]);
+  });
+});
+
+describe("cluster ids", () => {
+  it.each(invalidClusterIds)("refuses the id %j", (id) => {
+    const result = validateClusterRegistration({ id, displayName: "x", apiServer: "https://a", token: "t" });
+    expect(result.ok ? [] : result.errors.map((e) => e.field)).toEqual(["id"]);
+  });
+});
+
+describe("goDurationMs", () => {
+  it("reads every Go duration the schema accepts", () => {
+    expect(goDurationMs("300s")).toBe(300_000);
+    expect(goDurationMs("1h30m")).toBe(5_400_000);
+    expect(goDurationMs("2.5s")).toBe(2500);
+    expect(goDurationMs("500ms")).toBe(500);
+    expect(goDurationMs("1500us")).toBe(1.5);
+    expect(goDurationMs("soon")).toBeUndefined();
+    expect(goDurationMs("5s later")).toBeUndefined();
   });
 });

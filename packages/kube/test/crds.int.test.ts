@@ -7,7 +7,8 @@ import {
   SYSTEM_NAMESPACE,
   type FeatureFlagSpec,
 } from "@svc/core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureNamespace, installCrds } from "../src/index.ts";
 import {
   invalidFlagCases,
@@ -15,6 +16,12 @@ import {
   validFlagSpec,
   validFlagSpecs,
 } from "../../../test/support/flag-cases.ts";
+import {
+  invalidClusterCases,
+  invalidClusterIds,
+  validClusterSpec,
+  validClusterSpecs,
+} from "../../../test/support/cluster-cases.ts";
 import { rejection, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 
 interface FlagObject {
@@ -85,7 +92,7 @@ describe("FeatureFlag CRD in the real API server", () => {
       observedGeneration: 1,
       phase: "Delivered",
       delivery: "envVar",
-      targets: [{ kind: "Deployment", name: "web", delivered: true, hash: "abc" }],
+      targets: [{ kind: "Deployment", name: "web", delivered: true, outcome: "delivered", hash: "abc" }],
     };
     await custom.patchNamespacedCustomObjectStatus(
       { ...flags, namespace, name: "with-status", body: { status } },
@@ -120,46 +127,63 @@ describe("FeatureFlag CRD in the real API server", () => {
 });
 
 describe("ClusterConnection CRD in the real API server", () => {
-  const spec = {
-    displayName: "Production EU",
-    apiServer: "https://10.0.0.1:6443",
-    authMethod: "kubeconfig",
-    credentialRef: { name: "svc-cluster-prod-eu", key: "kubeconfig" },
-    namespaces: ["shop"],
-    labels: { region: "eu" },
-  };
-  const create = (name: string, body: unknown) =>
-    custom.createNamespacedCustomObject({
+  // svc-system is shared by the whole run: names are unique to this file, and removed after it.
+  const suffix = randomBytes(3).toString("hex");
+  const created: string[] = [];
+  const create = (name: string, spec: unknown) => {
+    const call = custom.createNamespacedCustomObject({
       ...connections,
       namespace: SYSTEM_NAMESPACE,
       body: {
         apiVersion: `${API_GROUP}/${API_VERSION}`,
         kind: CLUSTER_CONNECTION.kind,
         metadata: { name },
-        spec: body,
+        spec,
       },
     }) as Promise<{ spec: Record<string, unknown> }>;
+    created.push(name);
+    return call;
+  };
 
   beforeAll(async () => {
     // svc-system is shared by the whole run: created when missing, never deleted.
     await ensureNamespace(kc, SYSTEM_NAMESPACE);
   });
 
-  it("stores a valid connection with the default resync period", async () => {
-    const created = await create("prod-eu", spec);
-    expect(created.spec).toEqual({ ...spec, resyncPeriod: "300s" });
+  afterAll(async () => {
+    for (const name of created) {
+      await custom
+        .deleteNamespacedCustomObject({ ...connections, namespace: SYSTEM_NAMESPACE, name })
+        .catch(() => undefined);
+    }
   });
 
-  it.each([
-    ["apiServer", { ...spec, apiServer: "10.0.0.1:6443" }],
-    ["authMethod", { ...spec, authMethod: "password" }],
-    ["resyncPeriod", { ...spec, resyncPeriod: "soon" }],
-    ["namespaces", { ...spec, namespaces: ["Shop"] }],
-    ["labels", { ...spec, labels: { "bad key": "x" } }],
-    ["displayName", { apiServer: spec.apiServer }],
-  ])("rejects a bad %s", async (field, body) => {
-    const { code, message } = await rejection(create("bad", body));
+  it("stores a valid connection with the default resync period", async () => {
+    const spec = { ...validClusterSpec, resyncPeriod: undefined };
+    const stored = await create(`default-${suffix}`, spec);
+    expect(stored.spec).toEqual({ ...spec, resyncPeriod: "300s" });
+  });
+
+  it("accepts every valid spec the TypeScript validator accepts", async () => {
+    for (const [i, spec] of validClusterSpecs.entries()) {
+      const stored = await create(`valid-${i}-${suffix}`, spec);
+      expect(stored.spec).toMatchObject(spec);
+    }
+  });
+
+  it.each(invalidClusterCases.map((c) => [c.why, c] as const))(
+    "rejects a connection with %s",
+    async (_why, c) => {
+      const { code, message } = await rejection(create(`invalid-${suffix}`, c.spec));
+      expect(code).toBe(422);
+      // The API server names the field the same way our validator does (spec.<field>).
+      expect(message).toContain(`spec.${c.field.split(".")[0] ?? ""}`);
+    },
+  );
+
+  it.each(invalidClusterIds)("rejects the cluster id %j", async (id) => {
+    const { code, message } = await rejection(create(id, validClusterSpec));
     expect(code).toBe(422);
-    expect(message).toContain(`spec.${field}`);
+    expect(message).toContain("metadata.name");
   });
 });

@@ -1,0 +1,200 @@
+/**
+ * POST /api/v1/clusters (DESIGN.md §4 Clusters): the registration body, its rules, and the
+ * ClusterConnection (plus the Secret `svc-cluster-<id>` for inline credentials) it becomes.
+ * The spec part reuses ClusterConnectionSpec and its validator. Credentials only ever travel
+ * into the Secret: no message here quotes them.
+ */
+import Type from "typebox";
+import { parse } from "yaml";
+import { API_GROUP_VERSION } from "./basics.ts";
+import {
+  ClusterConnectionSpec,
+  validateClusterConnectionSpec,
+  type ClusterConnectionStatus,
+} from "./cluster-connection.ts";
+import { CLUSTER_CONNECTION } from "./crd.ts";
+import type { ObjectMeta } from "./object-meta.ts";
+import { dns1123Label } from "./schema.ts";
+import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
+
+/** A ClusterConnection as svc reads it from the hub cluster. metadata.name is the cluster id. */
+export interface ClusterConnectionResource {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata: ObjectMeta & { name: string };
+  spec: ClusterConnectionSpec;
+  status?: ClusterConnectionStatus | undefined;
+}
+
+/** Keys of a credentials Secret: the kubeconfig, or a bearer token with the server's CA beside it. */
+export const CREDENTIAL_KEYS = { kubeconfig: "kubeconfig", token: "token", caCertificate: "ca.crt" } as const;
+const MANAGED_BY = { "app.kubernetes.io/managed-by": "svc" };
+
+export function clusterSecretName(clusterId: string): string {
+  return `svc-cluster-${clusterId}`;
+}
+
+const BASE64 = "^[A-Za-z0-9+/]*={0,2}$";
+
+export const ClusterRegistrationBody = Type.Object(
+  {
+    id: dns1123Label("Cluster id: the ClusterConnection's name and the clusterId of its flags."),
+    ...ClusterConnectionSpec.properties,
+    kubeconfig: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512 * 1024,
+        description: "A kubeconfig file (authMethod kubeconfig). Stored in a Secret, never returned.",
+      }),
+    ),
+    token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 16 * 1024,
+        description: "A ServiceAccount or OIDC bearer token. Stored in a Secret, never returned.",
+      }),
+    ),
+    caData: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64 * 1024,
+        pattern: BASE64,
+        errorMessage: "must be base64 of the API server's PEM CA certificate (as certificate-authority-data)",
+        description: "With token: the API server's CA certificate, base64 PEM.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ClusterRegistrationBody = Type.Static<typeof ClusterRegistrationBody>;
+
+/** Fields of the body that are not ClusterConnection spec fields. */
+const REGISTRATION_ONLY = new Set(["id", "kubeconfig", "token", "caData"]);
+const SOURCES = ["kubeconfig", "token", "credentialRef"] as const;
+
+/** A kubeconfig that names at least one cluster and one user; the message never quotes it. */
+function kubeconfigProblem(text: string): string | undefined {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    return "is not a kubeconfig: not valid YAML";
+  }
+  const has = (key: string) =>
+    typeof document === "object" &&
+    document !== null &&
+    Array.isArray((document as Record<string, unknown>)[key]) &&
+    ((document as Record<string, unknown[]>)[key]?.length ?? 0) > 0;
+  return has("clusters") && has("users") ? undefined : "is not a kubeconfig: it must list clusters and users";
+}
+
+function credentialErrors(body: ClusterRegistrationBody): FieldError[] {
+  const sent = SOURCES.filter((source) => body[source] !== undefined);
+  const [first, second] = sent;
+  if (first === undefined) {
+    return [
+      { field: "", message: "one of kubeconfig, token or credentialRef is required to reach the cluster" },
+    ];
+  }
+  if (second !== undefined) {
+    return [
+      {
+        field: second,
+        message: `cannot be sent with ${first}: send exactly one of kubeconfig, token or credentialRef`,
+      },
+    ];
+  }
+  const errors: FieldError[] = [];
+  const { authMethod } = body;
+  if (first === "kubeconfig" && authMethod !== undefined && authMethod !== "kubeconfig") {
+    errors.push({ field: "authMethod", message: "must be kubeconfig when a kubeconfig is sent" });
+  }
+  if (first === "token" && authMethod === "kubeconfig") {
+    errors.push({ field: "authMethod", message: "must be serviceaccount or oidc when a token is sent" });
+  }
+  if (body.caData !== undefined && first !== "token") {
+    errors.push({
+      field: "caData",
+      message: "goes with token only (a kubeconfig carries its own CA; a referenced Secret holds ca.crt)",
+    });
+  }
+  const problem = body.kubeconfig === undefined ? undefined : kubeconfigProblem(body.kubeconfig);
+  if (problem !== undefined) errors.push({ field: "kubeconfig", message: problem });
+  return errors;
+}
+
+export function validateClusterRegistration(input: unknown): Validated<ClusterRegistrationBody> {
+  const shape = schemaErrors(ClusterRegistrationBody, input);
+  if (shape.length > 0) return { ok: false, errors: shape };
+  const body = input as ClusterRegistrationBody;
+  const spec = Object.entries(body).filter(([field]) => !REGISTRATION_ONLY.has(field));
+  const specResult = validateClusterConnectionSpec(Object.fromEntries(spec));
+  const errors = [...(specResult.ok ? [] : specResult.errors), ...credentialErrors(body)];
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: body };
+}
+
+export interface ClusterCredentialsSecret {
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  /** Secret data, base64-encoded as the Secret's `data` field holds it. */
+  data: Record<string, string>;
+}
+
+function connection(id: string, namespace: string, spec: ClusterConnectionSpec): ClusterConnectionResource {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: CLUSTER_CONNECTION.kind,
+    metadata: { name: id, namespace, labels: { ...MANAGED_BY } },
+    spec,
+  };
+}
+
+/** The ClusterConnection a registration creates, and the Secret for inline credentials. */
+export function clusterConnectionFromRegistration(
+  body: ClusterRegistrationBody,
+  systemNamespace: string,
+): { connection: ClusterConnectionResource; secret?: ClusterCredentialsSecret } {
+  const { id, kubeconfig, token, caData, credentialRef, authMethod, ...rest } = body;
+  const name = clusterSecretName(id);
+  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  const data: Record<string, string> | undefined =
+    kubeconfig !== undefined
+      ? { [CREDENTIAL_KEYS.kubeconfig]: base64(kubeconfig) }
+      : token !== undefined
+        ? {
+            [CREDENTIAL_KEYS.token]: base64(token),
+            ...(caData === undefined ? {} : { [CREDENTIAL_KEYS.caCertificate]: caData }),
+          }
+        : undefined;
+  const spec: ClusterConnectionSpec = {
+    ...rest,
+    authMethod: authMethod ?? (kubeconfig !== undefined ? "kubeconfig" : "serviceaccount"),
+    credentialRef: credentialRef ?? {
+      name,
+      key: kubeconfig !== undefined ? CREDENTIAL_KEYS.kubeconfig : CREDENTIAL_KEYS.token,
+    },
+  };
+  const result = { connection: connection(id, systemNamespace, spec) };
+  if (data === undefined) return result;
+  return {
+    ...result,
+    secret: { name, namespace: systemNamespace, labels: { ...MANAGED_BY, "svc.io/cluster": id }, data },
+  };
+}
+
+/**
+ * The ClusterConnection of the hub itself, which the operator creates at start-up and the API
+ * shows before it exists: reached with the process's own credentials (no credentialRef).
+ */
+export function localClusterConnection(options: {
+  id: string;
+  apiServer: string;
+  systemNamespace: string;
+}): ClusterConnectionResource {
+  return connection(options.id, options.systemNamespace, {
+    displayName: "Local cluster",
+    apiServer: options.apiServer,
+    authMethod: "serviceaccount",
+  });
+}
