@@ -1,4 +1,4 @@
-import type { FieldError, Validated } from "@svc/core";
+import { isDns1123Label, SYSTEM_NAMESPACE, type FieldError, type Validated } from "@svc/core";
 
 export type DatabaseConfig = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
 
@@ -15,7 +15,13 @@ export interface ApiConfig {
   logLevel: string;
   /** Trust X-Forwarded-For (set when the dashboard's proxy or an ingress fronts the API). */
   trustProxy: boolean;
+  /** The id under which the cluster this server runs in (the hub) is listed. */
+  clusterId: string;
+  /** The service's own namespace in the hub: ClusterConnections and their Secrets. */
+  systemNamespace: string;
 }
+
+export const DEFAULT_CLUSTER_ID = "local";
 
 export const DEFAULT_API_PORT = 8090;
 export const DEFAULT_METRICS_PORT = 9090;
@@ -66,6 +72,14 @@ export function parseApiConfig(env: Readonly<Record<string, string | undefined>>
   if (trustProxy !== "true" && trustProxy !== "false") {
     errors.push({ field: "SVC_TRUST_PROXY", message: "must be true or false" });
   }
+  const clusterId = env["SVC_CLUSTER_ID"] || DEFAULT_CLUSTER_ID;
+  const systemNamespace = env["SVC_NAMESPACE"] || SYSTEM_NAMESPACE;
+  for (const [name, value] of [
+    ["SVC_CLUSTER_ID", clusterId],
+    ["SVC_NAMESPACE", systemNamespace],
+  ] as const) {
+    if (!isDns1123Label(value)) errors.push({ field: name, message: "must be a DNS-1123 label" });
+  }
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -79,6 +93,8 @@ export function parseApiConfig(env: Readonly<Record<string, string | undefined>>
       auditRetentionDays,
       logLevel,
       trustProxy: trustProxy === "true",
+      clusterId,
+      systemNamespace,
     },
   };
 }

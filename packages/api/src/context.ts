@@ -1,3 +1,4 @@
+import type { ClusterRegistry } from "@svc/kube";
 import type { ApiConfig } from "./config.ts";
 import type { SessionStore } from "./auth/sessions.ts";
 import type { LoginThrottle } from "./auth/throttle.ts";
@@ -15,6 +16,8 @@ export interface ApiContext {
   sessions: SessionStore;
   throttle: LoginThrottle;
   metrics: Metrics;
+  /** The connected clusters (flags, workloads); undefined when the server runs without Kubernetes. */
+  clusters: ClusterRegistry | undefined;
   /** Milliseconds since the epoch; injectable so that tests can pass 24 hours without waiting. */
   now: () => number;
 }

@@ -5,7 +5,11 @@ import { installAuditRecorder } from "./audit/recorder.ts";
 import { dummyPasswordHash } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
+import type { ClusterRegistry } from "@svc/kube";
+import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";
+import { flagRoutes } from "./flags/routes.ts";
+import { workloadRoutes } from "./workloads/routes.ts";
 import type { ApiContext } from "./context.ts";
 import { installAuth } from "./http/auth-hook.ts";
 import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
@@ -46,6 +50,11 @@ export interface ApiServerOptions {
   now?: () => number;
   /** How long clients may take to send a request (tests shorten them). */
   timeouts?: HttpTimeouts;
+  /**
+   * The connected clusters behind the flag, cluster and workload routes. The caller owns it
+   * (starts and closes it); without it those routes answer 503.
+   */
+  clusters?: ClusterRegistry;
 }
 
 /** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
@@ -70,6 +79,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     throttle: new LoginThrottle(now),
     metrics: createMetrics(),
     now,
+    clusters: options.clusters,
   };
   try {
     // The dummy hash is made now, so that the first login of an unknown user is not slower.
@@ -107,6 +117,9 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(authRoutes(context));
   await app.register(userRoutes(context));
   await app.register(auditRoutes(context));
+  await app.register(flagRoutes(context));
+  await app.register(clusterRoutes(context));
+  await app.register(workloadRoutes(context));
   await app.register(openApiRoutes);
 
   const metricsApp = metricsServer(context.metrics, timeouts);

@@ -15,6 +15,8 @@ describe("parseApiConfig", () => {
         auditRetentionDays: 365,
         logLevel: "info",
         trustProxy: false,
+        clusterId: "local",
+        systemNamespace: "svc-system",
       },
     });
   });

@@ -46,7 +46,6 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   "GET /api/v1/audit": { access: ANY_ROLE },
 
   "GET /api/v1/flags": { access: ANY_ROLE },
-  "GET /api/v1/flags/preview": { access: ANY_ROLE },
   "POST /api/v1/flags": { access: WRITERS, audit: { resource: "flag", action: "create" } },
   "GET /api/v1/flags/{namespace}/{name}": { access: ANY_ROLE },
   "PUT /api/v1/flags/{namespace}/{name}": { access: WRITERS, audit: { resource: "flag", action: "update" } },

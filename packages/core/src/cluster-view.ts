@@ -145,8 +145,10 @@ export const SYSTEM_NAMESPACES = ["kube-system", "kube-public", "kube-node-lease
 export function visibleNamespaces(
   names: readonly string[],
   connectionNamespaces: readonly string[] | undefined,
+  /** svc's own namespace when it is installed elsewhere than svc-system. */
+  serviceNamespace: string = SYSTEM_NAMESPACE,
 ): string[] {
-  const hidden = new Set<string>(SYSTEM_NAMESPACES);
+  const hidden = new Set<string>([...SYSTEM_NAMESPACES, serviceNamespace]);
   const allowed =
     connectionNamespaces !== undefined && connectionNamespaces.length > 0
       ? new Set(connectionNamespaces)

@@ -95,13 +95,9 @@ async function healthOf(cluster: ConnectedCluster, state: string) {
   );
 }
 
-function flag(name: string): FeatureFlagResource {
-  return {
-    apiVersion: API_GROUP_VERSION,
-    kind: FEATURE_FLAG.kind,
-    metadata: { name },
-    spec: validFlagSpec,
-  } as FeatureFlagResource;
+/** The body of a create: the API server adds the namespace and the rest of the metadata. */
+function flag(name: string) {
+  return { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name }, spec: validFlagSpec };
 }
 
 async function createFlag(kc: KubeConfig, namespace: string, name: string): Promise<FeatureFlagResource> {

@@ -25,6 +25,7 @@ export function auditEventOf(
   const audit = request.routeKey === undefined ? undefined : ruleFor(ROUTE_RULES, request.routeKey)?.audit;
   if (audit === undefined) return undefined;
   const note = request.auditNote ?? {};
+  if (note.skip === true && status < 400) return undefined;
   const isLogin = audit.action === "login";
   // An anonymous request to a mutating route (401) is not recorded, or anyone could flood the
   // log; failed logins are, under the username that was tried.
@@ -44,8 +45,19 @@ export function auditEventOf(
         : (stringField(request.params, "username", "name", "id") ??
           stringField(request.body, "username", "name", "id") ??
           "")),
-    namespace: stringField(request.params, "namespace") ?? "",
-    cluster: stringField(request.query, "clusterId") ?? stringField(request.body, "clusterId") ?? "",
+    namespace:
+      note.namespace ??
+      stringField(request.params, "namespace") ??
+      stringField(request.body, "namespace") ??
+      "",
+    cluster:
+      note.cluster ??
+      stringField(request.query, "clusterId") ??
+      stringField(request.body, "clusterId") ??
+      (audit.resource === "cluster"
+        ? (stringField(request.params, "id") ?? stringField(request.body, "id"))
+        : undefined) ??
+      "",
     outcome,
     sourceIp: request.ip,
     details: outcome === "success" ? (note.details ?? {}) : { status, error: request.errorMessage ?? "" },

@@ -25,7 +25,10 @@ const PART_PREFIX: Readonly<Record<string, string>> = { body: "", querystring: "
 export function typeboxValidatorCompiler({ schema, httpPart }: { schema: TSchema; httpPart?: string }) {
   const validator = Compile(schema);
   const prefix = PART_PREFIX[httpPart ?? "body"] ?? httpPart ?? "";
+  // No body means an empty object where an empty object is a valid body (e.g. a toggle).
+  const emptyBodyValid = httpPart === "body" && validator.Check({});
   return (data: unknown) => {
+    if (emptyBodyValid && (data === undefined || data === null)) return { value: {} };
     if (validator.Check(data)) return { value: data };
     const wantsObject = (schema as { type?: unknown }).type === "object";
     if (httpPart === "body" && wantsObject && Object.prototype.toString.call(data) !== "[object Object]") {
@@ -55,7 +58,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ code: error.code }, "client closed the connection before the request was complete");
       status = 400;
       message = "the request was not received in full: the client closed the connection";
-    } else if (status >= 500) {
+    } else if (status >= 500 && !(error instanceof HttpError)) {
+      // A fault of ours: logged, never shown. (A deliberate 502/503, such as an unreachable
+      // cluster, is an HttpError whose message is meant for the client.)
       request.log.error({ err: error }, "request failed");
       message = "internal server error";
     } else {

@@ -24,5 +24,10 @@ export interface AuditNote {
   /** For a failed login: the username that was tried. */
   attemptedActor?: string;
   resourceName?: string;
+  /** Where the change happened, when the path and query do not say it (e.g. a create's body). */
+  namespace?: string;
+  cluster?: string;
+  /** A dry run changed nothing: no event (a refusal of it is still recorded). */
+  skip?: boolean;
   details?: Record<string, unknown>;
 }

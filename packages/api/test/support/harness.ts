@@ -50,6 +50,8 @@ export function testConfig(
     auditRetentionDays: 365,
     logLevel: "silent",
     trustProxy: false,
+    clusterId: "local",
+    systemNamespace: "svc-system",
   };
 }
 

@@ -1,6 +1,23 @@
-import { buildApiServer, parseApiConfig } from "@svc/api";
+import { buildApiServer, parseApiConfig, type ApiConfig } from "@svc/api";
 import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
 import { describeErrors } from "@svc/core";
+import { ClusterRegistry } from "@svc/kube";
+
+/**
+ * The clusters behind the flag routes: the hub through this process's own credentials
+ * (KUBECONFIG, ~/.kube/config, or the in-cluster service account), others from their
+ * ClusterConnections.
+ */
+function startClusters(config: ApiConfig): Promise<ClusterRegistry> {
+  const hubKubeConfig = new KubeConfig();
+  hubKubeConfig.loadFromDefault();
+  return ClusterRegistry.start({
+    hubKubeConfig,
+    systemNamespace: config.systemNamespace,
+    localClusterId: config.clusterId,
+  });
+}
 
 /** `svc api`: the REST API server, configured from the environment (docs/api.md). */
 export async function runApi(): Promise<void> {
@@ -11,9 +28,12 @@ export async function runApi(): Promise<void> {
     return;
   }
   let server;
+  let clusters: ClusterRegistry | undefined;
   try {
-    server = await buildApiServer(config.value);
+    clusters = await startClusters(config.value);
+    server = await buildApiServer(config.value, { clusters });
   } catch (error) {
+    await clusters?.close();
     process.stderr.write(
       `svc api: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
     );
@@ -28,13 +48,17 @@ export async function runApi(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.app.log.info({ signal }, "svc api shutting down");
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    const registry = clusters;
+    server
+      .close()
+      .then(() => registry.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.app.log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGTERM", () => {
     stop("SIGTERM");
@@ -47,8 +71,14 @@ export async function runApi(): Promise<void> {
 /** `svc dev`'s fixed development admin password (SPEC.md: the development profile uses one). */
 export const DEV_ADMIN_PASSWORD = "admin-dev-password";
 
-/** The API server for `svc dev`: loopback only, SQLite under `dir`, the fixed admin password. */
-export async function startDevApi(dir: string): Promise<{ url: string; metricsUrl: string }> {
+/**
+ * The API server for `svc dev`: loopback only, SQLite under `dir`, the fixed admin password, the
+ * local control plane (`kubeconfigPath`) as its hub.
+ */
+export async function startDevApi(
+  dir: string,
+  kubeconfigPath: string,
+): Promise<{ url: string; metricsUrl: string }> {
   const config = parseApiConfig({
     SVC_API_HOST: "127.0.0.1",
     SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
@@ -57,6 +87,13 @@ export async function startDevApi(dir: string): Promise<{ url: string; metricsUr
     ...process.env,
   });
   if (!config.ok) throw new Error(`invalid API configuration: ${describeErrors(config.errors)}`);
-  const server = await buildApiServer(config.value);
+  const hubKubeConfig = new KubeConfig();
+  hubKubeConfig.loadFromFile(kubeconfigPath);
+  const clusters = await ClusterRegistry.start({
+    hubKubeConfig,
+    systemNamespace: config.value.systemNamespace,
+    localClusterId: config.value.clusterId,
+  });
+  const server = await buildApiServer(config.value, { clusters });
   return server.listen();
 }

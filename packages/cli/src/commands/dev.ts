@@ -53,7 +53,7 @@ export async function runDev(): Promise<void> {
   await installCrds(kc);
   await ensureNamespace(kc, SYSTEM_NAMESPACE);
   await createDemoData(kc);
-  const api = await startDevApi(parentDir);
+  const api = await startDevApi(parentDir, controlPlane.kubeconfigPath);
   // The sidecar as the operator would inject it into the demo namespace's pods.
   const sidecar = await runSidecar(
     configFromEnv({

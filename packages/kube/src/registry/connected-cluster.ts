@@ -20,16 +20,12 @@ import {
   type ClusterHealth,
   type SourceOutcome,
 } from "./health.ts";
+import { SYSTEM_NAMESPACES } from "@svc/core";
 import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
 import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
 import { Reflector } from "./reflector.ts";
 import { ClusterTransport } from "./transport.ts";
-import {
-  SYSTEM_NAMESPACES,
-  type ClusterConnectionResource,
-  type FeatureFlagResource,
-  type Logger,
-} from "./types.ts";
+import { type ClusterConnectionResource, type FeatureFlagResource, type Logger } from "./types.ts";
 
 export interface ConnectedCluster {
   readonly id: string;
@@ -190,7 +186,7 @@ export class ClusterRuntime implements ConnectedCluster {
     const scopes = kind.namespaced && namespaces !== undefined ? namespaces : [undefined];
     const keep = kind.namespaced
       ? namespaces === undefined
-        ? (object: T) => !SYSTEM_NAMESPACES.includes(object.metadata?.namespace ?? "")
+        ? (object: T) => !(SYSTEM_NAMESPACES as readonly string[]).includes(object.metadata?.namespace ?? "")
         : undefined
       : namespaces === undefined
         ? undefined

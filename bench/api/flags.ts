@@ -1,0 +1,233 @@
+// Flag routes benchmark (DESIGN.md §7: reads come from informer caches, writes go to the cluster).
+// Two real control planes (the hub and a second cluster), the real `svc api` command pinned to
+// CPU 0, load on CPU 1. Every figure is reported beside the floor it is compared with, measured
+// in the same run:
+//   - GET one namespace of 50 flags at 50 clients, against the same server's GET /healthz;
+//   - the full list of all flags (default 5,000 over 2 clusters) at 1 client: p50;
+//   - create and toggle at 1 client, against a bare client-node write of the same object to
+//     the same kube-apiserver.
+//
+//   node bench/api/flags.ts [--flags 5000] [--duration 10] [--writes 200]
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
+import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
+import { startLocalControlPlane } from "@svc/kube/testing";
+import { autocannon, percentile, timeSequential } from "../support/autocannon.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const ADMIN_PASSWORD = "bench-admin-password";
+const FLAGS_PER_NAMESPACE = 50;
+const { values: args } = parseArgs({
+  options: {
+    flags: { type: "string", default: "5000" },
+    duration: { type: "string", default: "10" },
+    writes: { type: "string", default: "200" },
+  },
+});
+const totalFlags = Number(args.flags);
+const seconds = Number(args.duration);
+const writes = Number(args.writes);
+
+const spec = (i: number) => ({
+  type: "integer",
+  defaultValue: String(i),
+  description: `bench flag ${i}`,
+  delivery: { envVar: { selector: { matchLabels: { app: `app-${i % 20}` } } } },
+});
+
+function flagsTarget(namespace: string) {
+  return { group: API_GROUP, version: API_VERSION, namespace, plural: FEATURE_FLAG.plural };
+}
+
+/** `count` flags in namespaces of 50 (bench-0, bench-1, ...), 16 writes at a time. */
+async function seedFlags(kc: KubeConfig, count: number): Promise<void> {
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  const namespaces = Math.ceil(count / FLAGS_PER_NAMESPACE);
+  for (let n = 0; n < namespaces; n++) await ensureNamespace(kc, `bench-${n}`);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      await objects.createNamespacedCustomObject({
+        ...flagsTarget(`bench-${Math.floor(i / FLAGS_PER_NAMESPACE)}`),
+        body: {
+          apiVersion: API_GROUP_VERSION,
+          kind: FEATURE_FLAG.kind,
+          metadata: { name: `flag-${i}` },
+          spec: spec(i),
+        },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
+async function startApi(kubeconfigPath: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freeLoopbackPort();
+  const child = spawn(
+    "taskset",
+    ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "api"],
+    {
+      env: {
+        ...process.env,
+        KUBECONFIG: kubeconfigPath,
+        SVC_API_HOST: "127.0.0.1",
+        SVC_API_PORT: String(port),
+        SVC_METRICS_PORT: "0",
+        SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
+        SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        SVC_LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (
+    (await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("svc api did not start");
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, url };
+}
+
+async function call(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const reply = await fetch(url + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
+
+const hub = await startLocalControlPlane();
+const second = await startLocalControlPlane();
+const dir = mkdtempSync(join(tmpdir(), "svc-bench-flags-"));
+let api: { child: ChildProcess; url: string } | undefined;
+try {
+  const hubKc = hub.kubeConfig();
+  const secondKc = second.kubeConfig();
+  await Promise.all([installCrds(hubKc), installCrds(secondKc)]);
+  await ensureNamespace(hubKc, "svc-system");
+  const seedStart = performance.now();
+  await Promise.all([
+    seedFlags(hubKc, Math.ceil(totalFlags / 2)),
+    seedFlags(secondKc, Math.floor(totalFlags / 2)),
+  ]);
+  process.stderr.write(`seeded ${totalFlags} flags in ${Math.round(performance.now() - seedStart)} ms\n`);
+
+  api = await startApi(hub.kubeconfigPath, dir);
+  const { url } = api;
+  const login = (await (
+    await fetch(`${url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+    })
+  ).json()) as { token: string };
+  const token = login.token;
+  await call(url, token, "POST", "/api/v1/clusters", {
+    id: "second",
+    displayName: "second",
+    apiServer: second.server,
+    authMethod: "kubeconfig",
+    kubeconfig: readFileSync(second.kubeconfigPath, "utf8"),
+  });
+  // Both clusters' caches are full before anything is measured.
+  for (const deadline = Date.now() + 120_000; ;) {
+    const all = (await call(url, token, "GET", "/api/v1/flags")) as unknown[];
+    if (all.length >= totalFlags) break;
+    if (Date.now() > deadline) throw new Error(`only ${all.length} of ${totalFlags} flags listed`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  const rows: string[] = [];
+  const namespacePath = `/api/v1/flags?clusterId=local&namespace=bench-0`;
+  autocannon(url + namespacePath, { connections: 50, seconds, token }); // warm-up
+  const floor = autocannon(`${url}/healthz`, { connections: 50, seconds });
+  const namespaceList = autocannon(url + namespacePath, { connections: 50, seconds, token });
+  const ratio = (a: number, b: number) => `${Math.round((a / b) * 100)} %`;
+  rows.push(
+    `| GET /healthz (floor), 50 clients | ${floor.requestsPerSecond} req/s, p50 ${floor.p50Ms} ms, p99 ${floor.p99Ms} ms | — |`,
+    `| GET ${namespacePath} (50 flags), 50 clients | ${namespaceList.requestsPerSecond} req/s, p50 ${namespaceList.p50Ms} ms, p99 ${namespaceList.p99Ms} ms, ${namespaceList.non2xx} non-2xx | ${ratio(namespaceList.requestsPerSecond, floor.requestsPerSecond)} of /healthz (target ≥ 50 %) |`,
+  );
+
+  const fullList = await timeSequential(20, async () => {
+    await call(url, token, "GET", "/api/v1/flags");
+  });
+  rows.push(
+    `| GET /api/v1/flags (all ${totalFlags}, 2 clusters), 1 client | p50 ${percentile(fullList, 50).toFixed(1)} ms, p99 ${percentile(fullList, 99).toFixed(1)} ms | target p50 < 50 ms |`,
+  );
+
+  // Writes: the API's create and toggle against the same writes made by a bare client-node.
+  await ensureNamespace(hubKc, "bench-writes");
+  const objects = hubKc.makeApiClient(CustomObjectsApi);
+  const bareCreate = await timeSequential(writes, async (i) => {
+    await objects.createNamespacedCustomObject({
+      ...flagsTarget("bench-writes"),
+      body: {
+        apiVersion: API_GROUP_VERSION,
+        kind: FEATURE_FLAG.kind,
+        metadata: { name: `bare-${i}` },
+        spec: spec(i),
+      },
+    });
+  });
+  const apiCreate = await timeSequential(writes, async (i) => {
+    await call(url, token, "POST", "/api/v1/flags", {
+      name: `api-${i}`,
+      namespace: "bench-writes",
+      clusterId: "local",
+      ...spec(i),
+    });
+  });
+  const bareToggle = await timeSequential(writes, async (i) => {
+    await objects.patchNamespacedCustomObject(
+      { ...flagsTarget("bench-writes"), name: `bare-${i}`, body: { spec: { enabled: false } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+  });
+  const apiToggle = await timeSequential(writes, async (i) => {
+    await call(url, token, "POST", `/api/v1/flags/bench-writes/api-${i}/toggle?clusterId=local`);
+  });
+  const p50 = (values: number[]) => percentile(values, 50);
+  const times = (a: number[], b: number[]) => `${(p50(a) / p50(b)).toFixed(2)}× the bare write (target ≤ 2×)`;
+  rows.push(
+    `| bare client-node create (floor), 1 client | p50 ${p50(bareCreate).toFixed(1)} ms | — |`,
+    `| POST /api/v1/flags, 1 client | p50 ${p50(apiCreate).toFixed(1)} ms | ${times(apiCreate, bareCreate)} |`,
+    `| bare client-node merge patch of spec.enabled (floor), 1 client | p50 ${p50(bareToggle).toFixed(1)} ms | — |`,
+    `| POST …/toggle, 1 client | p50 ${p50(apiToggle).toFixed(1)} ms | ${times(apiToggle, bareToggle)} |`,
+  );
+  process.stdout.write(
+    ["| measurement | result | against its floor |", "|---|---|---|", ...rows, ""].join("\n"),
+  );
+} finally {
+  if (api !== undefined) {
+    api.child.kill("SIGTERM");
+    await once(api.child, "exit");
+  }
+  await Promise.all([hub.stop(), second.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,116 @@
+import { ApiException } from "@kubernetes/client-node";
+import type { ClusterRegistry, ConnectedCluster } from "@svc/kube";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+
+/**
+ * How long a request waits for a cluster whose caches are still filling before it answers 502.
+ * Short: a user waits on it, and an unreachable cluster must never hold a request for long.
+ */
+export const SYNC_WAIT_MS = 3000;
+
+/** The cluster registry; 503 when this server runs without a Kubernetes connection. */
+export function registry(ctx: ApiContext): ClusterRegistry {
+  if (ctx.clusters === undefined) {
+    throw new HttpError(
+      503,
+      "this API server runs without a Kubernetes connection: flags and clusters are unavailable",
+    );
+  }
+  return ctx.clusters;
+}
+
+/** The registered cluster `id`, or the error a client gets for an unknown one (404, or 400 in a body). */
+export function knownCluster(ctx: ApiContext, id: string, unknownStatus: 400 | 404): ConnectedCluster {
+  const cluster = registry(ctx).get(id);
+  if (cluster === undefined) {
+    const field = unknownStatus === 400 ? "clusterId: " : "";
+    throw new HttpError(unknownStatus, `${field}no cluster ${id} is registered`);
+  }
+  return cluster;
+}
+
+/** Why a cluster cannot serve reads now, or undefined when it can. */
+export function unavailability(cluster: ConnectedCluster): string | undefined {
+  const health = cluster.health();
+  if (health.state === "ready") return undefined;
+  const why = health.message === undefined ? "" : `: ${health.message}`;
+  if (health.state === "syncing") return `cluster ${cluster.id} is still being read${why}`;
+  return `cluster ${cluster.id} is unreachable${why}`;
+}
+
+/**
+ * A known cluster whose caches can answer: 502 at once when it is known to be down, or after
+ * SYNC_WAIT_MS when its first read has not finished (DESIGN.md §4: never a hang).
+ */
+export async function readyCluster(
+  ctx: ApiContext,
+  id: string,
+  unknownStatus: 400 | 404 = 404,
+): Promise<ConnectedCluster> {
+  const cluster = knownCluster(ctx, id, unknownStatus);
+  const health = cluster.health().state;
+  if (health === "unreachable" || health === "error") {
+    throw new HttpError(502, unavailability(cluster) ?? `cluster ${id} is unreachable`);
+  }
+  if (health !== "ready") {
+    try {
+      await cluster.whenSynced(SYNC_WAIT_MS);
+    } catch {
+      throw new HttpError(502, unavailability(cluster) ?? `cluster ${id} did not answer in time`);
+    }
+  }
+  return cluster;
+}
+
+function kubeMessage(error: ApiException<unknown>): string {
+  try {
+    const body: unknown = typeof error.body === "string" ? JSON.parse(error.body) : error.body;
+    const message = (body as { message?: unknown } | undefined)?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // not a Kubernetes Status body
+  }
+  return `HTTP ${error.code}`;
+}
+
+/**
+ * A failed call to a cluster as the error the client gets. `what` names the object for 404s.
+ * Refusals of our own credentials and server faults are the cluster's problem, not the
+ * client's: 502, so that a dashboard shows "the cluster", not "your request".
+ */
+export function clusterCallError(cluster: ConnectedCluster, error: unknown, what: string): HttpError {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ApiException) {
+    const message = kubeMessage(error);
+    switch (error.code) {
+      case 404:
+        return new HttpError(404, `${what} not found in cluster ${cluster.id}`);
+      case 409:
+        return new HttpError(409, message);
+      case 400:
+      case 422:
+        return new HttpError(400, message);
+      case 401:
+      case 403:
+        return new HttpError(502, `cluster ${cluster.id} refused svc's credentials: ${message}`);
+      default:
+        return new HttpError(502, `cluster ${cluster.id} failed: ${message}`);
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new HttpError(502, `cluster ${cluster.id} did not answer: ${message}`);
+}
+
+/** Runs one call to a cluster, turning its failure into the client's error. */
+export async function callCluster<T>(
+  cluster: ConnectedCluster,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw clusterCallError(cluster, error, what);
+  }
+}

@@ -1,0 +1,119 @@
+import { ApiException } from "@kubernetes/client-node";
+import {
+  API_GROUP,
+  API_VERSION,
+  CLUSTER_CONNECTION,
+  type ClusterConnectionResource,
+  type ClusterCredentialsSecret,
+} from "@svc/core";
+import { waitFor, type ConnectedCluster } from "@svc/kube";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { callCluster, clusterCallError, registry } from "./reach.ts";
+
+/**
+ * Registration writes to the hub: the credentials Secret (when they came inline), then the
+ * ClusterConnection, which the registry picks up and connects. A failure midway removes the
+ * Secret again, so a refused registration leaves nothing behind. Each call returns once the
+ * registry has seen the change, so the writer's next read agrees with it.
+ */
+
+/** How long a registration waits for the registry's watch of ClusterConnections to see it. */
+const REGISTRY_WAIT_MS = 10_000;
+
+function connections(ctx: ApiContext) {
+  return {
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace: ctx.config.systemNamespace,
+    plural: CLUSTER_CONNECTION.plural,
+  };
+}
+
+function hub(ctx: ApiContext): ConnectedCluster {
+  const local = registry(ctx)
+    .list()
+    .find((cluster) => cluster.local);
+  if (local === undefined) throw new Error("the cluster registry has no local cluster");
+  return local;
+}
+
+function registered(ctx: ApiContext, id: string, present: boolean): Promise<ConnectedCluster | undefined> {
+  return waitFor(
+    () => registry(ctx).get(id),
+    (cluster) => (cluster !== undefined) === present,
+    {
+      what: `cluster ${id} ${present ? "in" : "out of"} the registry`,
+      timeoutMs: REGISTRY_WAIT_MS,
+      intervalMs: 20,
+    },
+  );
+}
+
+async function createSecret(ctx: ApiContext, local: ConnectedCluster, secret: ClusterCredentialsSecret) {
+  const { name, namespace, labels, data } = secret;
+  await callCluster(local, `Secret ${namespace}/${name}`, async () => {
+    try {
+      await local.core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name, namespace, labels }, type: "Opaque", data },
+      });
+    } catch (error) {
+      if (error instanceof ApiException && error.code === 409) {
+        throw new HttpError(
+          409,
+          `Secret ${namespace}/${name} already exists: remove it or pass credentialRef`,
+        );
+      }
+      throw error;
+    }
+  });
+}
+
+export async function registerCluster(
+  ctx: ApiContext,
+  registration: { connection: ClusterConnectionResource; secret?: ClusterCredentialsSecret | undefined },
+): Promise<ConnectedCluster> {
+  const local = hub(ctx);
+  const { connection, secret } = registration;
+  const id = connection.metadata.name;
+  if (secret !== undefined) await createSecret(ctx, local, secret);
+  try {
+    await local.customObjects.createNamespacedCustomObject({ ...connections(ctx), body: connection });
+  } catch (error) {
+    if (secret !== undefined) {
+      await local.core
+        .deleteNamespacedSecret({ namespace: secret.namespace, name: secret.name })
+        .catch(() => undefined);
+    }
+    if (error instanceof ApiException && error.code === 409) {
+      throw new HttpError(409, `cluster ${id} is already registered`);
+    }
+    throw clusterCallError(local, error, `ClusterConnection ${id}`);
+  }
+  const cluster = await registered(ctx, id, true);
+  if (cluster === undefined) throw new Error(`cluster ${id} missing from the registry`);
+  return cluster;
+}
+
+/** Deletes the ClusterConnection and the Secret svc made for it; a Secret the user made stays. */
+export async function unregisterCluster(ctx: ApiContext, cluster: ConnectedCluster): Promise<void> {
+  const local = hub(ctx);
+  // Read before the delete: the registry forgets the connection as soon as it sees it go.
+  const secretName = cluster.connection?.spec.credentialRef?.name;
+  await callCluster(local, `cluster ${cluster.id}`, () =>
+    local.customObjects.deleteNamespacedCustomObject({ ...connections(ctx), name: cluster.id }),
+  );
+  if (secretName !== undefined) {
+    const namespace = ctx.config.systemNamespace;
+    const secret = await local.core
+      .readNamespacedSecret({ namespace, name: secretName })
+      .catch(() => undefined);
+    if (secret?.metadata?.labels?.["svc.io/cluster"] === cluster.id) {
+      await callCluster(local, `Secret ${namespace}/${secretName}`, () =>
+        local.core.deleteNamespacedSecret({ namespace, name: secretName }),
+      );
+    }
+  }
+  await registered(ctx, cluster.id, false);
+}

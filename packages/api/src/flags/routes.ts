@@ -1,0 +1,258 @@
+import {
+  configMapConflict,
+  describeErrors,
+  FlagCreateBody,
+  flagResource,
+  FlagToggleBody,
+  flagToggle,
+  FlagUpdateBody,
+  flagUpdate,
+  FlagView,
+  flagView,
+  isEnabled,
+  PreviewEntry,
+  previewFlag,
+  validateFlagCreate,
+  validateFlagUpdate,
+  type FeatureFlagResource,
+  type Validated,
+} from "@svc/core";
+import type { ConnectedCluster } from "@svc/kube";
+import type { FastifyInstance } from "fastify";
+import Type from "typebox";
+import { changedFields } from "../audit/event.ts";
+import { readyCluster, registry, unavailability } from "../clusters/reach.ts";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { MessageBody } from "../http/schemas.ts";
+import { workloadsOf } from "../workloads/read.ts";
+import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
+
+const ListQuery = Type.Object(
+  {
+    clusterId: Type.Optional(Type.String({ maxLength: 63 })),
+    namespace: Type.Optional(Type.String({ maxLength: 63 })),
+  },
+  { additionalProperties: false },
+);
+const ClusterQuery = Type.Object(
+  { clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }) },
+  { additionalProperties: false },
+);
+const WriteQuery = Type.Object(
+  {
+    clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }),
+    dryRun: Type.Optional(
+      Type.Enum(["true", "false"], { description: "true: validate and preview, write nothing." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const CreateQuery = Type.Object(
+  {
+    dryRun: Type.Optional(
+      Type.Enum(["true", "false"], { description: "true: validate and preview, write nothing." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const FlagParams = Type.Object(
+  { namespace: Type.String({ maxLength: 253 }), name: Type.String({ maxLength: 253 }) },
+  { additionalProperties: false },
+);
+const DryRunResult = Type.Object({ flag: FlagView, preview: Type.Array(PreviewEntry) });
+
+type Params = Type.Static<typeof FlagParams>;
+
+/** The rules beyond the body's shape (the value parses as its type, identity matches the path). */
+function valid<T>(result: Validated<T>): T {
+  if (!result.ok) throw new HttpError(400, describeErrors(result.errors));
+  return result.value;
+}
+
+/** The audited fields of a flag: what a reader of the log wants to see change. */
+function auditFields(resource: FeatureFlagResource): Record<string, unknown> {
+  const { type, defaultValue, description, delivery } = resource.spec;
+  return { type, defaultValue, description, enabled: isEnabled(resource.spec), delivery };
+}
+
+function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): FeatureFlagResource {
+  const flag = cluster.flags.get(namespace, name);
+  if (flag === undefined)
+    throw new HttpError(404, `flag ${namespace}/${name} not found in cluster ${cluster.id}`);
+  return flag;
+}
+
+function refuseConfigMapConflict(cluster: ConnectedCluster, candidate: FeatureFlagResource): void {
+  const conflict = configMapConflict(candidate, cluster.flags.list(candidate.metadata.namespace));
+  if (conflict !== undefined) throw new HttpError(409, conflict);
+}
+
+function preview(cluster: ConnectedCluster, candidate: FeatureFlagResource, previous?: FeatureFlagResource) {
+  const namespace = candidate.metadata.namespace;
+  return previewFlag({
+    candidate,
+    ...(previous === undefined ? {} : { previous }),
+    workloads: workloadsOf(cluster, namespace),
+    namespaceFlags: cluster.flags.list(namespace),
+  });
+}
+
+export function flagRoutes(ctx: ApiContext) {
+  return (app: FastifyInstance, _options: unknown, done: () => void) => {
+    app.get<{ Querystring: Type.Static<typeof ListQuery> }>(
+      "/api/v1/flags",
+      {
+        schema: {
+          summary: "Flags of every cluster (or one), by cluster, namespace and name",
+          querystring: ListQuery,
+          response: { 200: Type.Array(FlagView) },
+        },
+      },
+      async (request, reply) => {
+        const { clusterId, namespace } = request.query;
+        if (clusterId !== undefined) {
+          const cluster = await readyCluster(ctx, clusterId);
+          return cluster.flags.list(namespace).map((flag) => flagView(flag, cluster.id));
+        }
+        // Across clusters, one that is down is left out and named, never waited for.
+        const flags: FlagView[] = [];
+        const missing: string[] = [];
+        for (const cluster of registry(ctx).list()) {
+          if (unavailability(cluster) !== undefined) {
+            missing.push(cluster.id);
+            continue;
+          }
+          for (const flag of cluster.flags.list(namespace)) flags.push(flagView(flag, cluster.id));
+        }
+        if (missing.length > 0) void reply.header("x-svc-unavailable-clusters", missing.join(","));
+        return flags;
+      },
+    );
+
+    app.post<{ Body: FlagCreateBody; Querystring: Type.Static<typeof CreateQuery> }>(
+      "/api/v1/flags",
+      {
+        schema: {
+          summary: "Create a flag in a cluster (admin, editor); ?dryRun=true previews it",
+          querystring: CreateQuery,
+          body: FlagCreateBody,
+          response: { 200: DryRunResult, 201: FlagView },
+        },
+      },
+      async (request, reply) => {
+        const body = valid(validateFlagCreate(request.body));
+        request.auditNote = { namespace: body.namespace, cluster: body.clusterId };
+        const cluster = await readyCluster(ctx, body.clusterId, 400);
+        const candidate = flagResource(body);
+        if (cluster.namespaces.get("", body.namespace) === undefined) {
+          throw new HttpError(400, `namespace: ${body.namespace} does not exist in cluster ${cluster.id}`);
+        }
+        refuseConfigMapConflict(cluster, candidate);
+        if (request.query.dryRun === "true") {
+          request.auditNote.skip = true;
+          return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
+        }
+        const created = await createFlag(cluster, candidate);
+        request.auditNote.details = changedFields({}, auditFields(created));
+        return reply.code(201).send(flagView(created, cluster.id));
+      },
+    );
+
+    app.get<{ Params: Params; Querystring: Type.Static<typeof ClusterQuery> }>(
+      "/api/v1/flags/:namespace/:name",
+      {
+        schema: {
+          summary: "One flag",
+          params: FlagParams,
+          querystring: ClusterQuery,
+          response: { 200: FlagView },
+        },
+      },
+      async (request) => {
+        const cluster = await readyCluster(ctx, request.query.clusterId);
+        return flagView(existingFlag(cluster, request.params), cluster.id);
+      },
+    );
+
+    app.put<{ Params: Params; Querystring: Type.Static<typeof WriteQuery>; Body: FlagUpdateBody }>(
+      "/api/v1/flags/:namespace/:name",
+      {
+        schema: {
+          summary: "Replace a flag's definition (admin, editor); a stale resourceVersion is 409",
+          params: FlagParams,
+          querystring: WriteQuery,
+          body: FlagUpdateBody,
+          response: { 200: Type.Union([FlagView, DryRunResult]) },
+        },
+      },
+      async (request) => {
+        const { clusterId, dryRun } = request.query;
+        const body = valid(validateFlagUpdate(request.body, { ...request.params, clusterId }));
+        const cluster = await readyCluster(ctx, clusterId);
+        const current = existingFlag(cluster, request.params);
+        const wanted: FeatureFlagResource = { ...current, spec: flagUpdate(current, body) };
+        refuseConfigMapConflict(cluster, wanted);
+        if (dryRun === "true") {
+          request.auditNote = { skip: true };
+          return { flag: flagView(wanted, cluster.id), preview: preview(cluster, wanted, current) };
+        }
+        const replaced = await replaceFlag(
+          cluster,
+          current,
+          (base) => flagUpdate(base, body),
+          body.resourceVersion,
+        );
+        request.auditNote = { details: changedFields(auditFields(current), auditFields(replaced)) };
+        return flagView(replaced, cluster.id);
+      },
+    );
+
+    app.post<{ Params: Params; Querystring: Type.Static<typeof ClusterQuery>; Body: FlagToggleBody }>(
+      "/api/v1/flags/:namespace/:name/toggle",
+      {
+        schema: {
+          summary: "Flip a flag's enabled state, or set it with {enabled} (admin, editor)",
+          params: FlagParams,
+          querystring: ClusterQuery,
+          body: FlagToggleBody,
+          response: { 200: FlagView },
+        },
+      },
+      async (request) => {
+        const cluster = await readyCluster(ctx, request.query.clusterId);
+        const current = existingFlag(cluster, request.params);
+        const wanted = request.body.enabled;
+        // Setting a state is one idempotent patch; a flip reads the newest state and retries on races.
+        const toggled =
+          wanted === undefined
+            ? await replaceFlag(cluster, current, (base) => flagToggle(base), undefined)
+            : await setFlagEnabled(cluster, current.metadata.namespace, current.metadata.name, wanted);
+        request.auditNote = {
+          details: changedFields({ enabled: isEnabled(current.spec) }, { enabled: isEnabled(toggled.spec) }),
+        };
+        return flagView(toggled, cluster.id);
+      },
+    );
+
+    app.delete<{ Params: Params; Querystring: Type.Static<typeof ClusterQuery> }>(
+      "/api/v1/flags/:namespace/:name",
+      {
+        schema: {
+          summary: "Delete a flag (admin); the operator withdraws what it delivered",
+          params: FlagParams,
+          querystring: ClusterQuery,
+          response: { 200: MessageBody },
+        },
+      },
+      async (request) => {
+        const cluster = await readyCluster(ctx, request.query.clusterId);
+        const current = existingFlag(cluster, request.params);
+        await deleteFlag(cluster, current.metadata.namespace, current.metadata.name);
+        request.auditNote = { details: changedFields(auditFields(current), {}) };
+        return { message: `flag ${current.metadata.namespace}/${current.metadata.name} deleted` };
+      },
+    );
+    done();
+  };
+}

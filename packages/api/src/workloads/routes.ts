@@ -1,0 +1,113 @@
+import {
+  DiscoveredWorkload,
+  discoveredWorkload,
+  visibleNamespaces,
+  WORKLOAD_KINDS,
+  WorkloadDetail,
+  workloadDetail,
+} from "@svc/core";
+import type { ConnectedCluster } from "@svc/kube";
+import type { FastifyInstance } from "fastify";
+import Type from "typebox";
+import { readyCluster } from "../clusters/reach.ts";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { workloadsOf } from "./read.ts";
+
+const ClusterParams = Type.Object({ id: Type.String({ maxLength: 63 }) }, { additionalProperties: false });
+const WorkloadParams = Type.Object(
+  {
+    id: Type.String({ maxLength: 63 }),
+    namespace: Type.String({ maxLength: 253 }),
+    name: Type.String({ maxLength: 253 }),
+  },
+  { additionalProperties: false },
+);
+const ListQuery = Type.Object(
+  { namespace: Type.Optional(Type.String({ maxLength: 253 })) },
+  { additionalProperties: false },
+);
+const DetailQuery = Type.Object(
+  { kind: Type.Optional(Type.Enum([...WORKLOAD_KINDS], { description: "Needed only when names collide." })) },
+  { additionalProperties: false },
+);
+
+/** The namespaces users see in a cluster (DESIGN.md §4 Workloads). */
+function namespacesOf(ctx: ApiContext, cluster: ConnectedCluster): string[] {
+  const names = cluster.namespaces.list().map((namespace) => namespace.metadata?.name ?? "");
+  return visibleNamespaces(names, cluster.connection?.spec.namespaces, ctx.config.systemNamespace);
+}
+
+export function workloadRoutes(ctx: ApiContext) {
+  return (app: FastifyInstance, _options: unknown, done: () => void) => {
+    app.get<{ Params: Type.Static<typeof ClusterParams> }>(
+      "/api/v1/clusters/:id/namespaces",
+      {
+        schema: {
+          summary: "Namespaces of a cluster that svc manages (system namespaces excluded)",
+          params: ClusterParams,
+          response: { 200: Type.Array(Type.String()) },
+        },
+      },
+      async (request) => {
+        const cluster = await readyCluster(ctx, request.params.id);
+        return namespacesOf(ctx, cluster);
+      },
+    );
+
+    app.get<{ Params: Type.Static<typeof ClusterParams>; Querystring: Type.Static<typeof ListQuery> }>(
+      "/api/v1/clusters/:id/workloads",
+      {
+        schema: {
+          summary: "Deployments, StatefulSets and DaemonSets of a cluster, with the flags they carry",
+          params: ClusterParams,
+          querystring: ListQuery,
+          response: { 200: Type.Array(DiscoveredWorkload) },
+        },
+      },
+      async (request) => {
+        const cluster = await readyCluster(ctx, request.params.id);
+        const visible = new Set(namespacesOf(ctx, cluster));
+        return workloadsOf(cluster, request.query.namespace)
+          .filter((workload) => visible.has(workload.object.metadata?.namespace ?? ""))
+          .map((workload) =>
+            discoveredWorkload(cluster.id, workload, cluster.flags.list(workload.object.metadata?.namespace)),
+          );
+      },
+    );
+
+    app.get<{ Params: Type.Static<typeof WorkloadParams>; Querystring: Type.Static<typeof DetailQuery> }>(
+      "/api/v1/clusters/:id/workloads/:namespace/:name",
+      {
+        schema: {
+          summary: "One workload, with the flags whose selectors match it",
+          params: WorkloadParams,
+          querystring: DetailQuery,
+          response: { 200: WorkloadDetail },
+        },
+      },
+      async (request) => {
+        const { id, namespace, name } = request.params;
+        const cluster = await readyCluster(ctx, id);
+        const named = workloadsOf(cluster, namespace).filter(
+          (workload) =>
+            workload.object.metadata?.name === name &&
+            (request.query.kind === undefined || workload.kind === request.query.kind),
+        );
+        const [workload, ...others] = named;
+        if (workload === undefined) {
+          throw new HttpError(404, `workload ${namespace}/${name} not found in cluster ${cluster.id}`);
+        }
+        if (others.length > 0) {
+          const kinds = named.map((w) => w.kind).join(", ");
+          throw new HttpError(
+            400,
+            `kind: ${namespace}/${name} names several workloads (${kinds}): add ?kind=`,
+          );
+        }
+        return workloadDetail(cluster.id, workload, cluster.flags.list(namespace));
+      },
+    );
+    done();
+  };
+}

@@ -1,0 +1,280 @@
+// Clusters over REST: a second real control plane registered with a kubeconfig, its namespaces,
+// workloads and flags, and what the API answers while its kube-apiserver is down.
+import { readFile } from "node:fs/promises";
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core";
+import { ensureNamespace, installCrds } from "@svc/kube";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually, testNamespace } from "../../../test/support/kube.ts";
+import { validFlagSpec } from "../../../test/support/flag-cases.ts";
+import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
+
+let env: ClusterApi;
+let remote: LocalControlPlane;
+let remoteKubeconfig: string;
+let localNs: string;
+const REMOTE = "remote-a";
+const REMOTE_NS = "shop";
+
+beforeAll(async () => {
+  env = await startClusterApi("clusters");
+  localNs = await testNamespace(env.kc, "clusters");
+  remote = await startLocalControlPlane();
+  const kc = remote.kubeConfig();
+  await installCrds(kc);
+  await ensureNamespace(kc, REMOTE_NS);
+  await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace: REMOTE_NS,
+    body: {
+      metadata: { name: "web", labels: { app: "web" } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: "web" } },
+        template: {
+          metadata: { labels: { app: "web" } },
+          spec: {
+            containers: [
+              { name: "web", image: "nginx:1.27", env: [{ name: "DB_PASSWORD", value: "hunter2" }] },
+            ],
+          },
+        },
+      },
+    },
+  });
+  remoteKubeconfig = await readFile(remote.kubeconfigPath, "utf8");
+}, 180_000);
+
+afterAll(async () => {
+  await remote.stop();
+});
+
+const admin = () => ({ token: env.tokens.admin });
+
+interface ClusterReply {
+  id: string;
+  displayName: string;
+  apiServer: string;
+  status: string;
+  kubernetesVersion: string;
+  discoveredWorkloads: number;
+  local: boolean;
+}
+
+async function cluster(id: string): Promise<ClusterReply> {
+  const reply = await env.api.call("GET", `/api/v1/clusters/${id}`, admin());
+  return reply.json as ClusterReply;
+}
+
+describe("the local cluster", () => {
+  it("is listed as local without any registration, and cannot be removed", async () => {
+    const list = (await env.api.call("GET", "/api/v1/clusters", admin())).json as ClusterReply[];
+    expect(list[0]).toMatchObject({ id: "local", local: true, status: "Connected" });
+    expect(list[0]?.kubernetesVersion).toMatch(/^v1\.\d+\.\d+/);
+    const reply = await env.api.call("DELETE", "/api/v1/clusters/local", admin());
+    expect(reply.status).toBe(400);
+    expect((reply.json as { error: string }).error).toContain("local");
+  });
+});
+
+describe("a registered cluster", () => {
+  it("refuses bad registrations with 400 naming the field, writing nothing", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ id: "Bad_Id", displayName: "x", apiServer: remote.server, kubeconfig: remoteKubeconfig }, "id"],
+      [
+        { id: "bad-url", displayName: "x", apiServer: "not a url", kubeconfig: remoteKubeconfig },
+        "apiServer",
+      ],
+      [{ id: "no-name", apiServer: remote.server, kubeconfig: remoteKubeconfig }, "displayName"],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await env.api.call("POST", "/api/v1/clusters", { ...admin(), body });
+      expect(reply.status, reply.text).toBe(400);
+      expect((reply.json as { error: string }).error).toContain(field);
+    }
+    const secrets = await env.kc
+      .makeApiClient(CoreV1Api)
+      .listNamespacedSecret({ namespace: env.systemNamespace });
+    expect(secrets.items).toEqual([]);
+  });
+
+  it("registers with a kubeconfig, connects, and never returns or audits the credentials", async () => {
+    const reply = await env.api.call("POST", "/api/v1/clusters", {
+      ...admin(),
+      body: {
+        id: REMOTE,
+        displayName: "Remote A",
+        apiServer: remote.server,
+        authMethod: "kubeconfig",
+        kubeconfig: remoteKubeconfig,
+        labels: { env: "test" },
+      },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    expect(reply.json).toMatchObject({
+      id: REMOTE,
+      displayName: "Remote A",
+      apiServer: remote.server,
+      local: false,
+    });
+    expect(reply.text).not.toContain("client-key-data");
+    expect(reply.text).not.toContain("token");
+    const connected = await eventually(
+      () => cluster(REMOTE),
+      (c) => c.status === "Connected",
+      "remote connected",
+      30_000,
+    );
+    expect(connected.kubernetesVersion).toMatch(/^v1\./);
+    expect(connected.discoveredWorkloads).toBe(1);
+    const again = await env.api.call("POST", "/api/v1/clusters", {
+      ...admin(),
+      body: { id: REMOTE, displayName: "again", apiServer: remote.server, kubeconfig: remoteKubeconfig },
+    });
+    expect(again.status).toBe(409);
+    const audit = await env.api.call("GET", "/api/v1/audit?resource=cluster", admin());
+    expect(audit.text).toContain(REMOTE);
+    expect(audit.text).not.toContain("BEGIN");
+    expect(audit.text).not.toContain(remoteKubeconfig.slice(0, 40));
+  });
+
+  it("shows its namespaces (system ones excluded) and workloads (secret-looking values redacted)", async () => {
+    const namespaces = await env.api.call("GET", `/api/v1/clusters/${REMOTE}/namespaces`, admin());
+    expect(namespaces.json).toContain(REMOTE_NS);
+    expect(namespaces.json).not.toContain("kube-system");
+    const workloads = await env.api.call(
+      "GET",
+      `/api/v1/clusters/${REMOTE}/workloads?namespace=${REMOTE_NS}`,
+      admin(),
+    );
+    expect(workloads.status).toBe(200);
+    expect(workloads.json).toMatchObject([
+      {
+        clusterId: REMOTE,
+        namespace: REMOTE_NS,
+        name: "web",
+        kind: "Deployment",
+        images: ["nginx:1.27"],
+        containers: [{ name: "web", env: [{ name: "DB_PASSWORD", value: "<redacted>" }] }],
+      },
+    ]);
+    expect(workloads.text).not.toContain("hunter2");
+  });
+
+  it("holds flags created with its clusterId, and the local cluster does not", async () => {
+    const create = await env.api.call("POST", "/api/v1/flags", {
+      ...admin(),
+      body: { name: "remote-only", namespace: REMOTE_NS, clusterId: REMOTE, ...validFlagSpec },
+    });
+    expect(create.status, create.text).toBe(201);
+    const remoteFlag: unknown = await remote
+      .kubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: REMOTE_NS,
+        plural: FEATURE_FLAG.plural,
+        name: "remote-only",
+      });
+    expect(remoteFlag).toMatchObject({ spec: { defaultValue: "true" } });
+    const local = await env.api.call(
+      "GET",
+      `/api/v1/flags/${REMOTE_NS}/remote-only?clusterId=local`,
+      admin(),
+    );
+    expect(local.status).toBe(404);
+    const detail = await env.api.call(
+      "GET",
+      `/api/v1/clusters/${REMOTE}/workloads/${REMOTE_NS}/web`,
+      admin(),
+    );
+    expect(JSON.stringify(detail.json)).toContain("remote-only");
+  });
+
+  it("answers 502 within a few seconds while its kube-apiserver is down; the local cluster keeps answering", async () => {
+    await remote.stopApiServer();
+    try {
+      await eventually(
+        () => env.api.call("GET", `/api/v1/flags?clusterId=${REMOTE}`, admin()),
+        (reply) => reply.status === 502,
+        "502 for the stopped cluster",
+        15_000,
+      );
+      for (const path of [
+        `/api/v1/clusters/${REMOTE}/namespaces`,
+        `/api/v1/clusters/${REMOTE}/workloads`,
+        `/api/v1/flags/${REMOTE_NS}/remote-only?clusterId=${REMOTE}`,
+      ]) {
+        const reply = await env.api.call("GET", path, admin());
+        expect(reply.status, path).toBe(502);
+        expect((reply.json as { error: string }).error).toContain(REMOTE);
+      }
+      const write = await env.api.call("POST", "/api/v1/flags", {
+        ...admin(),
+        body: { name: "while-down", namespace: REMOTE_NS, clusterId: REMOTE, ...validFlagSpec },
+      });
+      expect(write.status).toBe(502);
+      expect((await cluster(REMOTE)).status).toBe("Disconnected");
+      const localFlags = await env.api.call(
+        "GET",
+        `/api/v1/flags?clusterId=local&namespace=${localNs}`,
+        admin(),
+      );
+      expect(localFlags.status).toBe(200);
+      const all = await env.api.call("GET", "/api/v1/flags", admin());
+      expect(all.status).toBe(200);
+      expect(all.headers.get("x-svc-unavailable-clusters")).toBe(REMOTE);
+    } finally {
+      await remote.startApiServer();
+    }
+    await eventually(
+      () => env.api.call("GET", `/api/v1/flags?clusterId=${REMOTE}`, admin()),
+      (reply) => reply.status === 200,
+      "the cluster back after its kube-apiserver returned",
+      60_000,
+    );
+  });
+
+  it("turns Error with a message when its credentials are refused", async () => {
+    const reply = await env.api.call("POST", "/api/v1/clusters", {
+      ...admin(),
+      body: {
+        id: "bad-creds",
+        displayName: "Bad credentials",
+        apiServer: remote.server,
+        authMethod: "kubeconfig",
+        kubeconfig: remoteKubeconfig.replace(/token: "[^"]+"/, 'token: "wrong-token"'),
+      },
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const failed = await eventually(
+      () => cluster("bad-creds"),
+      (c) => c.status === "Error",
+      "Error phase",
+      30_000,
+    );
+    expect(JSON.stringify(failed)).toMatch(/401|Unauthorized|credentials/i);
+  });
+
+  it("is removed with DELETE: no longer listed, its Secret gone, its flags left in place", async () => {
+    const reply = await env.api.call("DELETE", `/api/v1/clusters/${REMOTE}`, admin());
+    expect(reply.status).toBe(200);
+    expect((await env.api.call("GET", `/api/v1/clusters/${REMOTE}`, admin())).status).toBe(404);
+    expect((await env.api.call("GET", `/api/v1/flags?clusterId=${REMOTE}`, admin())).status).toBe(404);
+    const secrets = await env.kc
+      .makeApiClient(CoreV1Api)
+      .listNamespacedSecret({ namespace: env.systemNamespace });
+    expect(secrets.items.map((s) => s.metadata?.name)).not.toContain(`svc-cluster-${REMOTE}`);
+    const stillThere: unknown = await remote
+      .kubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .listNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: REMOTE_NS,
+        plural: FEATURE_FLAG.plural,
+      });
+    expect(JSON.stringify(stillThere)).toContain("remote-only");
+  });
+});
