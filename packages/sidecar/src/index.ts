@@ -18,7 +18,7 @@ import { ChangeStream } from "./stream.ts";
 import { runWatchLoop } from "./watch.ts";
 
 export { configFromEnv, type SidecarConfig } from "./config.ts";
-export type { SidecarFlag } from "./flags.ts";
+export type { SidecarFlag } from "./sidecar-flag.ts";
 
 export interface SidecarOptions extends SidecarConfig {
   /** Overrides KUBECONFIG / in-cluster discovery. */

@@ -3,7 +3,7 @@
 // alone and is rendered once per change.
 import { createHash } from "node:crypto";
 import { defaultValueProblem } from "@svc/core/basics";
-import type { SidecarFlag } from "./flags.ts";
+import type { SidecarFlag } from "./sidecar-flag.ts";
 
 /** An OFREP evaluation result as JSON text, with the HTTP status of a single evaluation. */
 export interface OfrepEvaluation {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SidecarFlag } from "../src/flags.ts";
+import type { SidecarFlag } from "../src/sidecar-flag.ts";
 import { bulkBody, etagOf, evaluate, flagNotFound, ifNoneMatchHits, typedValueText } from "../src/ofrep.ts";
 
 const flag = (type: SidecarFlag["type"], value: string, disabled = false): SidecarFlag => ({
