@@ -29,6 +29,18 @@ describe("parseApiConfig", () => {
     ]);
   });
 
+  it("refuses numbers that are not plain decimal digits, as the sidecar does", () => {
+    for (const port of ["0x1F", " 8e3 ", "8e3", "+80", "80.0"]) {
+      const result = parseApiConfig({ SVC_API_PORT: port });
+      expect(result.ok ? [] : result.errors, port).toEqual([
+        {
+          field: "SVC_API_PORT",
+          message: `must be a port number between 0 and 65535, got ${JSON.stringify(port)}`,
+        },
+      ]);
+    }
+  });
+
   it("names every bad variable", () => {
     const result = parseApiConfig({
       SVC_API_PORT: "http",
