@@ -106,6 +106,31 @@ describe("kubeconfigConnection", () => {
     expect(connection.ca).toBeUndefined();
   });
 
+  it("re-reads a tokenFile once a minute (rotated tokens), keeping the last token while the file is unreadable", () => {
+    const disk = new Map([["/run/token", "first\n"]]);
+    let clock = 1_000_000;
+    const connection = kubeconfigConnection(
+      { ...base, users: [{ name: "u", user: { tokenFile: "/run/token" } }] },
+      (path) => {
+        const text = disk.get(path);
+        if (text === undefined) throw new Error(`ENOENT: ${path}`);
+        return Buffer.from(text);
+      },
+      () => clock,
+    );
+    expect(connection.token()).toBe("first");
+    disk.set("/run/token", "second\n");
+    clock += 30_000;
+    expect(connection.token()).toBe("first");
+    clock += 30_000;
+    expect(connection.token()).toBe("second");
+    disk.delete("/run/token");
+    clock += 60_000;
+    expect(connection.token()).toBe("second");
+    disk.set("/run/token", "third");
+    expect(connection.token()).toBe("third");
+  });
+
   it("refuses exec plugins and unknown contexts with a message", () => {
     expect(() =>
       kubeconfigConnection({ ...base, users: [{ name: "u", user: { exec: { command: "aws" } } }] }, readFile),
