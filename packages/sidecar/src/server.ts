@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
-import { flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
+import { evaluationFailure, evaluationRequestProblem, flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
 import { errorResponse, JSON_TYPE, prepare, TEXT_TYPE, type PreparedResponse } from "./responses.ts";
 import type { Route, SidecarStats } from "./stats.ts";
 import type { ChangeStream } from "./stream.ts";
@@ -31,6 +31,9 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   timeoutCheckIntervalMs: 1_000,
 };
 
+/** The largest OFREP request body read (an evaluation context is a few hundred bytes). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 export interface ServerParts {
   namespace: string;
   state: FlagState;
@@ -45,6 +48,13 @@ const NOT_READY = errorResponse(503, "flags not loaded from Kubernetes yet", ["R
 const NOT_FOUND = errorResponse(404, "not found");
 const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
 const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
+const BODY_TOO_LARGE = prepare(
+  413,
+  JSON_TYPE,
+  evaluationFailure(undefined, "GENERAL", `the request body is larger than ${MAX_BODY_BYTES} bytes`),
+  ["Connection", "close"],
+);
+
 const EMPTY = Buffer.alloc(0);
 
 function send(response: ServerResponse, prepared: PreparedResponse): void {
@@ -54,6 +64,22 @@ function send(response: ServerResponse, prepared: PreparedResponse): void {
 
 function methodNotAllowed(allowed: string): PreparedResponse {
   return errorResponse(405, `method not allowed; use ${allowed}`, ["Allow", allowed]);
+}
+
+/** The body as text, or undefined when it is larger than `max` bytes (the rest is not kept). */
+function readBody(request: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) chunks.push(chunk);
+    });
+    request.on("end", () => {
+      resolve(size > max ? undefined : Buffer.concat(chunks).toString("utf8"));
+    });
+    request.on("error", reject);
+  });
 }
 
 /** A read of the flags: the route it counts under and the prepared answer. */
@@ -95,7 +121,28 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     return undefined;
   };
 
-  /** The response to send, or undefined when the route answers by itself (stream, metrics). */
+  /** POST /ofrep/v1/evaluate/flags[/{key}], once the body is read. */
+  const evaluateOfrep = (
+    request: IncomingMessage,
+    key: string,
+    body: string | undefined,
+  ): PreparedResponse => {
+    if (body === undefined) return BODY_TOO_LARGE;
+    if (!stats.ready) return NOT_READY;
+    const single = key !== "";
+    stats.requests[single ? "ofrep_single" : "ofrep_bulk"]++;
+    const problem = evaluationRequestProblem(body);
+    if (problem !== undefined) {
+      return prepare(400, JSON_TYPE, evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", problem));
+    }
+    if (single) return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+    const bulk = state.ofrepBulk();
+    return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
+      ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
+      : bulk.response;
+  };
+
+  /** The response to send, or undefined when the route answers by itself (stream, OFREP, metrics). */
   const respond = (request: IncomingMessage, response: ServerResponse): PreparedResponse | undefined => {
     const url = request.url ?? "/";
     const query = url.indexOf("?");
@@ -123,18 +170,16 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
       // Flag names are DNS labels: a key that needs percent-decoding names no flag anyway.
       const key = path.slice(OFREP_PREFIX.length + 1);
       if (request.method !== "POST") return methodNotAllowed("POST");
-      // The evaluation context is not read (flags are static); node:http discards the unread body.
-      if (!stats.ready) return NOT_READY;
-      if (key === "") {
-        stats.requests.ofrep_bulk++;
-        const bulk = state.ofrepBulk();
-        return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
-          ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
-          : bulk.response;
-      }
       if (!key.includes("/")) {
-        stats.requests.ofrep_single++;
-        return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+        const declared = Number(request.headers["content-length"] ?? 0);
+        if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
+        readBody(request, MAX_BODY_BYTES).then(
+          (body) => {
+            send(response, evaluateOfrep(request, key, body));
+          },
+          () => response.destroy(),
+        );
+        return undefined;
       }
     } else if (path === "/metrics") {
       stats.requests.metrics++;

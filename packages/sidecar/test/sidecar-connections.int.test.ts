@@ -68,7 +68,7 @@ describe("slow clients", () => {
       100,
     );
     await serverCloses(slow, "the slow connection to be closed");
-    expect(slow.statuses().at(-1)).toBe(408);
+    expect(slow.statuses()).toEqual([408]);
   });
 
   it("closes a connection that never sends a byte with a 408, as node:http does", async () => {
@@ -104,6 +104,47 @@ describe("header limits", () => {
       client.socket.destroy();
     });
   }
+});
+
+describe("OFREP request bodies", () => {
+  const evaluate = async (path: string, body: string) => {
+    const response = await fetch(`${sidecar.url}/ofrep/v1/evaluate/flags${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it("answers a body that is not a JSON evaluation request 400 in OFREP's error shape", async () => {
+    expect(await evaluate("/slow", "{not json")).toEqual({
+      status: 400,
+      body: { key: "slow", errorCode: "INVALID_CONTEXT", errorDetails: "the request body is not JSON" },
+    });
+    expect(await evaluate("", "{not json")).toEqual({
+      status: 400,
+      body: { errorCode: "INVALID_CONTEXT", errorDetails: "the request body is not JSON" },
+    });
+    expect(await evaluate("/slow", "[]")).toMatchObject({
+      status: 400,
+      body: { errorCode: "INVALID_CONTEXT" },
+    });
+    expect(await evaluate("/slow", '{"context": "user-1"}')).toEqual({
+      status: 400,
+      body: { key: "slow", errorCode: "INVALID_CONTEXT", errorDetails: "context must be a JSON object" },
+    });
+    expect(await evaluate("/slow", "x".repeat(70_000))).toMatchObject({
+      status: 413,
+      body: { errorCode: "GENERAL" },
+    });
+  });
+
+  it("evaluates a JSON object body, and an empty body as no context", async () => {
+    const success = { status: 200, body: { key: "slow", reason: "STATIC", value: "yes" } };
+    expect(await evaluate("/slow", '{"context": {"targetingKey": "u"}}')).toEqual(success);
+    expect(await evaluate("/slow", "{}")).toEqual(success);
+    expect(await evaluate("/slow", "")).toEqual(success);
+  });
 });
 
 describe("metrics", () => {
