@@ -104,21 +104,20 @@ const method = fc.oneof(
   { weight: 8, arbitrary: fc.constant("GET") },
   { weight: 1, arbitrary: fc.constantFrom("HEAD", "POST", "PUT", "OPTIONS", "get", "GET ", "G ET", "") },
 );
+/** Paths the fast path answers (with the two flags above: found, disabled, missing). */
+const READ_PATHS = [
+  "/healthz",
+  "/flags",
+  "/flags/alpha",
+  "/flags/alpha/value",
+  "/flags/beta/value",
+  "/flags/nope",
+  "/flags/nope/value",
+];
 const target = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.constantFrom(
-      "/healthz",
-      "/flags",
-      "/flags/alpha",
-      "/flags/alpha/value",
-      "/flags/beta/value",
-      "/flags/nope",
-      "/flags/nope/value",
-      "/flags/alpha/x",
-      "/nope",
-      "/ofrep/v1/evaluate/flags/alpha",
-    ),
+    arbitrary: fc.constantFrom(...READ_PATHS, "/flags/alpha/x", "/nope", "/ofrep/v1/evaluate/flags/alpha"),
   },
   {
     weight: 2,
@@ -212,14 +211,7 @@ const hostileRequest = fc
   });
 const plainRead = fc
   .tuple(
-    fc.constantFrom(
-      "/healthz",
-      "/flags",
-      "/flags/alpha",
-      "/flags/alpha/value",
-      "/flags/beta/value",
-      "/flags/nope",
-    ),
+    fc.constantFrom(...READ_PATHS),
     fc.constantFrom("", "Accept: */*\r\n", "User-Agent: curl/8.5.0\r\nAccept: */*\r\n"),
   )
   .map(([path, headers]) => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}\r\n`);
