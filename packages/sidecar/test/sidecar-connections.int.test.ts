@@ -1,6 +1,6 @@
 // Slow, oversized and unfinished requests on the real sidecar (fast path and node:http behind
 // it), and shutdown with every kind of connection open. The timeouts are shortened so that a
-// slow client is judged in about a second instead of the production 10 s and 30 s.
+// slow client is judged in seconds instead of the production 10 s and 30 s.
 import { installCrds } from "@svc/kube";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,8 @@ beforeAll(async () => {
     heartbeatMs: 1000,
     logLevel: "silent",
     log: pino({ level: "silent" }),
-    httpTimeouts: { headersTimeoutMs: 500, requestTimeoutMs: 1000, timeoutCheckIntervalMs: 100 },
+    // Long enough for the byte-by-byte request below on a loaded machine, short for a test.
+    httpTimeouts: { headersTimeoutMs: 2000, requestTimeoutMs: 3000, timeoutCheckIntervalMs: 100 },
   };
   sidecar = await runSidecar(options);
   await sidecar.ready;
@@ -51,7 +52,7 @@ afterAll(async () => {
 describe("slow clients", () => {
   it("answers a request head sent one byte at a time 408 and closes, as node:http does", async () => {
     const slow = await rawConnection(sidecar.port);
-    // 60 bytes at 100 ms: 6 s, far past the 500 ms headers timeout (the loop stops once closed).
+    // 60 bytes at 100 ms: 6 s, past the 2 s headers timeout (the loop stops once closed).
     await slow.trickle("GET /flags/slow/value HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n\r\n", 1, 100);
     await serverCloses(slow, "the slow connection to be closed");
     expect(slow.statuses()).toEqual([408]);
@@ -59,14 +60,12 @@ describe("slow clients", () => {
 
   it("answers a body sent one byte at a time 408 and closes", async () => {
     const slow = await rawConnection(sidecar.port);
+    const body = JSON.stringify({ context: { targetingKey: "user-1", plan: "enterprise", region: "eu" } });
     await slow.send(
-      "POST /ofrep/v1/evaluate/flags/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n",
+      `POST /ofrep/v1/evaluate/flags/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
-    await slow.trickle(
-      JSON.stringify({ context: { targetingKey: "user-1", padding: "xxxxxxxxxxxxxxx" } }),
-      1,
-      100,
-    );
+    // 71 bytes at 100 ms: 7 s, past the 3 s request timeout (the loop stops once closed).
+    await slow.trickle(body, 1, 100);
     await serverCloses(slow, "the slow connection to be closed");
     expect(slow.statuses()).toEqual([408]);
   });
