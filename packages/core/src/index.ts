@@ -5,4 +5,3 @@ export * from "./flag.ts";
 export * from "./cluster-connection.ts";
 export * from "./crd.ts";
 export * from "./rbac.ts";
-export * from "./settings.ts";
