@@ -1,4 +1,4 @@
-// Sidecar benchmark (issue 4): throughput and p99 of GET /flags/{name}/value and of an OFREP
+// Sidecar benchmark: throughput and p99 of GET /flags/{name}/value and of an OFREP
 // single evaluation with 10 and 5,000 flags, FeatureFlag-write-to-stream-event latency over
 // 1,000 changes, start-up time and memory. Everything runs on this machine: a real local
 // control plane, the real `svc sidecar` command pinned to CPU 0, autocannon pinned to CPU 1.
@@ -9,10 +9,12 @@
 // --tool wrk (Debian: apt-get install wrk) drives the load from C: autocannon, itself on Node,
 // saturates its own core at about 20,000 req/s here, below what the sidecar answers.
 //
-// Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The floor: before each sidecar, the same load on a bare node:http server (a fixed 4-byte body,
+// any request body read first) on the same CPU, so that every figure has a same-run ratio.
+//
+// Prints Markdown tables (paste into bench/RESULTS.md) and the raw numbers as JSON.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
@@ -20,6 +22,7 @@ import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/co
 import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
+import { load, memory, type LoadResult, type LoadTool } from "./load.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
@@ -35,6 +38,8 @@ const { values: args } = parseArgs({
 const flagCounts = args.flags.split(",").map(Number);
 const duration = Number(args.duration);
 const changes = Number(args.changes);
+const nodeArgs = args["node-args"].split(" ").filter((arg) => arg !== "");
+const tool: LoadTool = args.tool === "wrk" ? "wrk" : "autocannon";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,7 +92,7 @@ async function startSidecar(namespace: string, kubeconfig: string): Promise<Star
   const started = performance.now();
   const child = spawn(
     "taskset",
-    ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "sidecar"],
+    ["-c", "0", process.execPath, ...nodeArgs, join(ROOT, "packages/cli/src/main.ts"), "sidecar"],
     {
       env: {
         ...process.env,
@@ -113,116 +118,44 @@ async function startSidecar(namespace: string, kubeconfig: string): Promise<Star
   }
 }
 
-/** The sidecar's own process (taskset execs node, so the pid is node's). */
-function memory(pid: number): { vmRssMb: number; rssAnonMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { vmRssMb: kb("VmRSS") / 1024, rssAnonMb: kb("RssAnon") / 1024 };
-}
+/** Bare node:http, the floor: every request answered with the same 4 bytes once its body is read. */
+const BARE_HTTP = `
+const body = Buffer.from("true");
+require("node:http")
+  .createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+    request.on("end", () => {
+      response.writeHead(200, { "Content-Type": "text/plain; charset=utf-8", "Content-Length": "4" });
+      response.end(body);
+    });
+    request.resume();
+  })
+  .listen(Number(process.env.PORT), "127.0.0.1");
+`;
 
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-interface LoadResult {
-  requestsPerSecond: number;
-  /** Requests per CPU-second the sidecar used: its throughput on a core of its own. */
-  requestsPerCpuSecond: number;
-  sidecarCpuShare: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-}
-
-/** The load generator (autocannon or wrk) on CPU 1, 50 connections, loopback; and the sidecar's CPU use meanwhile. */
-function load(pid: number, url: string, seconds: number, post?: string): LoadResult {
-  const cpuBefore = cpuSeconds(pid);
-  const measured = args.tool === "wrk" ? wrk(url, seconds, post) : autocannon(url, seconds, post);
-  const cpu = cpuSeconds(pid) - cpuBefore;
-  return {
-    requestsPerSecond: Math.round(measured.total / measured.seconds),
-    requestsPerCpuSecond: Math.round(measured.total / cpu),
-    sidecarCpuShare: Math.round((100 * cpu) / measured.seconds) / 100,
-    p50Ms: measured.p50Ms,
-    p99Ms: measured.p99Ms,
-    errors: measured.errors,
-    non2xx: measured.non2xx,
-  };
-}
-
-interface Measured {
-  total: number;
-  seconds: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-}
-
-function autocannon(url: string, seconds: number, post?: string): Measured {
-  const argv = [
-    "-c",
-    "1",
-    join(ROOT, "node_modules/.bin/autocannon"),
-    "-j",
-    "-c",
-    "50",
-    "-d",
-    String(seconds),
-  ];
-  if (post !== undefined) argv.push("-m", "POST", "-H", "content-type=application/json", "-b", post);
-  argv.push(url);
-  const out = execFileSync("taskset", argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(out) as {
-    requests: { total: number };
-    duration: number;
-    latency: { p50: number; p99: number };
-    errors: number;
-    non2xx: number;
-  };
-  return {
-    total: result.requests.total,
-    seconds: result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
-}
-
-function wrk(url: string, seconds: number, post?: string): Measured {
-  const argv = ["-c", "1", "wrk", "-t1", "-c50", `-d${seconds}s`, "--latency"];
-  if (post !== undefined) {
-    const script = join(tmpdir(), "svc-bench-post.lua");
-    writeFileSync(
-      script,
-      `wrk.method = "POST"\nwrk.body = ${JSON.stringify(post)}\nwrk.headers["Content-Type"] = "application/json"\n`,
+/** Starts the floor server on CPU 0 and measures spawn → first 200. */
+async function startBareHttp(): Promise<Started> {
+  const port = await freeLoopbackPort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn("taskset", ["-c", "0", process.execPath, "-e", BARE_HTTP], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  for (let i = 0; i < 2000; i++) {
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
     );
-    argv.push("-s", script);
+    if (status === 200) return { child, url, startupMs: performance.now() - started };
+    if (child.exitCode !== null) break;
+    await sleep(5);
   }
-  argv.push(url);
-  const out = execFileSync("taskset", argv, { encoding: "utf8" });
-  const ms = (label: string) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)$`, "m").exec(out);
-    if (!match) throw new Error(`wrk printed no ${label}% latency:\n${out}`);
-    return Number(match[1]) * (match[2] === "us" ? 0.001 : match[2] === "s" ? 1000 : 1);
-  };
-  const total = /(\d+) requests in ([\d.]+)(m?s)/.exec(out);
-  if (!total) throw new Error(`wrk printed no total:\n${out}`);
-  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  return {
-    total: Number(total[1]),
-    seconds: Number(total[2]) / (total[3] === "ms" ? 1000 : 1),
-    p50Ms: ms("50"),
-    p99Ms: ms("99"),
-    errors: errors ? errors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-  };
+  throw new Error("bare node:http did not start");
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
 }
 
 /** Sequential writes of one flag through the API; for each, write start → its stream event. */
@@ -266,6 +199,17 @@ try {
   const kc = controlPlane.kubeConfig();
   await installCrds(kc);
   for (const count of flagCounts) {
+    process.stderr.write(`${count} flags: the bare node:http floor...\n`);
+    const bare = await startBareHttp();
+    const barePid = bare.child.pid ?? -1;
+    load(tool, barePid, bare.url, 3); // warm-up, as for the sidecar
+    const floor = {
+      startupMs: Math.round(bare.startupMs),
+      get: load(tool, barePid, bare.url, duration),
+      post: load(tool, barePid, bare.url, duration, JSON.stringify({ context: { targetingKey: "user-1" } })),
+      afterLoad: memory(barePid),
+    };
+    await stop(bare.child);
     const namespace = `bench-${count}`;
     await ensureNamespace(kc, namespace);
     process.stderr.write(`creating ${count} flags...\n`);
@@ -279,11 +223,11 @@ try {
     const valueUrl = `${sidecar.url}/flags/flag-00001/value`;
     const ofrepUrl = `${sidecar.url}/ofrep/v1/evaluate/flags/flag-00001`;
     const body = JSON.stringify({ context: { targetingKey: "user-1" } });
-    load(pid, valueUrl, 3); // warm-up: JIT and connection pools
+    load(tool, pid, valueUrl, 3); // warm-up: JIT and connection pools
     process.stderr.write(`${count} flags: load on /value and OFREP...\n`);
-    const value = load(pid, valueUrl, duration);
-    const ofrep = load(pid, ofrepUrl, duration, body);
-    const bulk = load(pid, `${sidecar.url}/ofrep/v1/evaluate/flags`, Math.min(duration, 5), body);
+    const value = load(tool, pid, valueUrl, duration);
+    const ofrep = load(tool, pid, ofrepUrl, duration, body);
+    const bulk = load(tool, pid, `${sidecar.url}/ofrep/v1/evaluate/flags`, Math.min(duration, 5), body);
     process.stderr.write(`${count} flags: ${changes} changes...\n`);
     const latencies = await changeToEvent(kc, namespace, sidecar.url, changes);
     const afterLoad = memory(pid);
@@ -299,6 +243,7 @@ try {
     sidecar.child.kill("SIGTERM");
     await new Promise((r) => sidecar.child.once("exit", r));
     results.push({
+      floor,
       flags: count,
       startupMs: Math.round(sidecar.startupMs),
       idle,
@@ -320,6 +265,7 @@ try {
 }
 
 const f = (n: number, digits = 1) => n.toFixed(digits);
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 const lines = [
   "| flags | /value req/s (per CPU-s) | /value p99 | OFREP single req/s (per CPU-s) | OFREP p99 | OFREP bulk req/s | change→event p50 / p99 | start-up | RSS (VmRSS / anon) after load |",
   "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -331,5 +277,23 @@ const lines = [
     const m = r["afterLoad"] as { vmRssMb: number; rssAnonMb: number };
     return `| ${String(r["flags"])} | ${v.requestsPerSecond} (${v.requestsPerCpuSecond}) | ${v.p99Ms} ms | ${o.requestsPerSecond} (${o.requestsPerCpuSecond}) | ${o.p99Ms} ms | ${b.requestsPerSecond} | ${f(c.p50Ms)} / ${f(c.p99Ms)} ms | ${String(r["startupMs"])} ms | ${f(m.vmRssMb)} / ${f(m.rssAnonMb)} MB |`;
   }),
+  "",
+  "| flags | floor GET req/s (per CPU-s), p99 | floor POST req/s (per CPU-s), p99 | floor start-up, VmRSS / anon | /value ÷ floor GET: req/s, per CPU-s | OFREP ÷ floor POST: req/s, per CPU-s | start-up ÷ floor | VmRSS ÷ floor |",
+  "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...results.map((r) => {
+    const floor = r["floor"] as {
+      startupMs: number;
+      get: LoadResult;
+      post: LoadResult;
+      afterLoad: { vmRssMb: number; rssAnonMb: number };
+    };
+    const v = r["value"] as LoadResult;
+    const o = r["ofrep"] as LoadResult;
+    const m = r["afterLoad"] as { vmRssMb: number; rssAnonMb: number };
+    return `| ${String(r["flags"])} | ${floor.get.requestsPerSecond} (${floor.get.requestsPerCpuSecond}), ${floor.get.p99Ms} ms | ${floor.post.requestsPerSecond} (${floor.post.requestsPerCpuSecond}), ${floor.post.p99Ms} ms | ${floor.startupMs} ms, ${f(floor.afterLoad.vmRssMb)} / ${f(floor.afterLoad.rssAnonMb)} MB | ${ratio(v.requestsPerSecond, floor.get.requestsPerSecond)}, ${ratio(v.requestsPerCpuSecond, floor.get.requestsPerCpuSecond)} | ${ratio(o.requestsPerSecond, floor.post.requestsPerSecond)}, ${ratio(o.requestsPerCpuSecond, floor.post.requestsPerCpuSecond)} | ${ratio(r["startupMs"] as number, floor.startupMs)} | ${ratio(m.vmRssMb, floor.afterLoad.vmRssMb)} |`;
+  }),
 ];
-process.stdout.write(`${lines.join("\n")}\n\n${JSON.stringify(results, null, 2)}\n`);
+const load1 = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+process.stdout.write(
+  `${lines.join("\n")}\n\nload average at the end: ${load1}\n\n${JSON.stringify(results, null, 2)}\n`,
+);

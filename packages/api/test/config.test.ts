@@ -31,6 +31,25 @@ describe("parseApiConfig", () => {
     ]);
   });
 
+  it("refuses numbers that are not plain decimal digits, as the sidecar does", () => {
+    for (const port of ["0x1F", " 8e3 ", "8e3", "+80", "80.0"]) {
+      const result = parseApiConfig({ SVC_API_PORT: port });
+      expect(result.ok ? [] : result.errors, port).toEqual([
+        {
+          field: "SVC_API_PORT",
+          message: `must be a port number between 0 and 65535, got ${JSON.stringify(port)}`,
+        },
+      ]);
+    }
+  });
+
+  it("takes the cluster id and the service namespace, refusing what cannot be a Kubernetes name", () => {
+    const good = parseApiConfig({ SVC_CLUSTER_ID: "hub-eu", SVC_NAMESPACE: "flags" });
+    expect(good.ok && [good.value.clusterId, good.value.systemNamespace]).toEqual(["hub-eu", "flags"]);
+    const bad = parseApiConfig({ SVC_CLUSTER_ID: "Hub_EU" });
+    expect(bad.ok ? [] : bad.errors.map((e) => e.field)).toEqual(["SVC_CLUSTER_ID"]);
+  });
+
   it("names every bad variable", () => {
     const result = parseApiConfig({
       SVC_API_PORT: "http",

@@ -1,6 +1,7 @@
 // Settings of `svc sidecar`, from the environment (the operator sets them in the injected
-// container), and how to reach the Kubernetes API.
+// container), read by the shared strict reader of @svc/core/settings.
 import { DEFAULT_SIDECAR_PORT } from "@svc/core/basics";
+import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
 
 export interface SidecarConfig {
   /** The namespace whose FeatureFlags are served (the pod's own, via the downward API). */
@@ -11,41 +12,33 @@ export interface SidecarConfig {
   /** Path of a kubeconfig; unset inside a pod, where the ServiceAccount is used. */
   kubeconfigPath: string | undefined;
   heartbeatMs: number;
-  logLevel: string;
+  logLevel: LogLevel;
 }
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
+const HEARTBEAT_RANGE = { min: 100, max: 3_600_000 };
 
-function portFrom(text: string | undefined, name: string, fallback: number): number {
-  if (text === undefined || text === "") return fallback;
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`${name} must be a port number (0-65535), got ${JSON.stringify(text)}`);
-  }
-  return port;
-}
-
-/** Reads the configuration; throws a message naming the variable when one is wrong. */
-export function configFromEnv(env: Record<string, string | undefined>): SidecarConfig {
-  const namespace = env["POD_NAMESPACE"];
-  if (namespace === undefined || namespace === "") {
-    throw new Error(
-      "POD_NAMESPACE must name the namespace whose flags to serve (the downward API sets it in a pod)",
+/** Reads the configuration; throws one message naming every variable that is wrong. */
+export function configFromEnv(env: Environment): SidecarConfig {
+  const read = settingsReader(env);
+  const namespace = read.text("POD_NAMESPACE", "");
+  if (namespace === "") {
+    read.problem(
+      "POD_NAMESPACE",
+      "must name the namespace whose flags to serve (the downward API sets it in a pod)",
     );
   }
-  const heartbeat = env["SVC_SIDECAR_HEARTBEAT_MS"];
-  const heartbeatMs = heartbeat === undefined || heartbeat === "" ? DEFAULT_HEARTBEAT_MS : Number(heartbeat);
-  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 100) {
-    throw new Error(`SVC_SIDECAR_HEARTBEAT_MS must be an integer ≥ 100, got ${JSON.stringify(heartbeat)}`);
-  }
-  const kubeconfig = env["KUBECONFIG"];
-  return {
+  const config: SidecarConfig = {
     namespace,
-    port: portFrom(env["SVC_SIDECAR_PORT"], "SVC_SIDECAR_PORT", DEFAULT_SIDECAR_PORT),
-    host: env["SVC_SIDECAR_HOST"] || "0.0.0.0",
+    port: read.port("SVC_SIDECAR_PORT", DEFAULT_SIDECAR_PORT),
+    host: read.text("SVC_SIDECAR_HOST", "0.0.0.0"),
     // KUBECONFIG may list several files; the first one is used (merging is kubectl's business).
-    kubeconfigPath: kubeconfig === undefined || kubeconfig === "" ? undefined : kubeconfig.split(":")[0],
-    heartbeatMs,
-    logLevel: env["SVC_LOG_LEVEL"] || "info",
+    kubeconfigPath: read.text("KUBECONFIG", "").split(":")[0] || undefined,
+    heartbeatMs: read.durationMs("SVC_SIDECAR_HEARTBEAT_MS", DEFAULT_HEARTBEAT_MS, HEARTBEAT_RANGE),
+    logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
   };
+  if (read.errors.length > 0) {
+    throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));
+  }
+  return config;
 }

@@ -3,6 +3,7 @@
 // changes the stream and the precomputed responses follow.
 import type { FeatureFlagSpec, FlagType } from "@svc/core";
 import { FLAG_TYPES, isEnabled } from "@svc/core/basics";
+import type { SidecarFlag } from "./sidecar-flag.ts";
 import {
   renderFlag,
   renderFlagList,
@@ -10,15 +11,6 @@ import {
   type PreparedResponse,
   type RenderedFlag,
 } from "./responses.ts";
-
-/** A flag as the sidecar serves it: SPEC.md "Sidecar endpoints". */
-export interface SidecarFlag {
-  name: string;
-  type: FlagType;
-  /** spec.defaultValue, always a string. */
-  value: string;
-  disabled: boolean;
-}
 
 /** The parts of a FeatureFlag object the sidecar reads (the rest of the resource is ignored). */
 export interface FeatureFlagObject {

@@ -11,14 +11,14 @@ import { FlagState, type FlagChange } from "./flags.ts";
 import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
-import { createFastFront } from "./fast-path.ts";
-import { createSidecarServer } from "./server.ts";
+import { installFastPath } from "./fast-path.ts";
+import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
 import { ChangeStream } from "./stream.ts";
 import { runWatchLoop } from "./watch.ts";
 
 export { configFromEnv, type SidecarConfig } from "./config.ts";
-export type { SidecarFlag } from "./flags.ts";
+export type { SidecarFlag } from "./sidecar-flag.ts";
 
 export interface SidecarOptions extends SidecarConfig {
   /** Overrides KUBECONFIG / in-cluster discovery. */
@@ -27,7 +27,14 @@ export interface SidecarOptions extends SidecarConfig {
   backoff?: BackoffPolicy;
   /** Unsent bytes a stream subscriber may accumulate before it is disconnected. */
   maxStreamBacklogBytes?: number;
+  /** Overrides DEFAULT_HTTP_TIMEOUTS (docs/sidecar.md), e.g. to test slow clients quickly. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
+
+/** How long requests in flight at shutdown may take before their connections are cut. */
+const SHUTDOWN_GRACE_MS = 2_000;
+/** How often shutdown closes the connections that became idle (a response just finished). */
+const SHUTDOWN_SWEEP_MS = 50;
 
 export interface RunningSidecar {
   /** http://host:port of the listening server. */
@@ -68,9 +75,12 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
         flags: () => state.size,
         subscribers: () => stream.subscribers,
       })),
+    timeouts: { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts },
   });
-  const front = createFastFront(http.server, http.readFlags);
-  const server = front.server;
+  const server = http.server;
+  const fastPath = installFastPath(server, http.readFlags, (read) => {
+    stats.requests[read.route]++;
+  });
   server.listen(options.port, options.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
@@ -111,14 +121,25 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
     stats,
     close: async () => {
       const closed = once(server, "close");
+      // Stop accepting; node:http closes its idle connections, the fast path its own (all idle).
       server.close();
+      fastPath.closeIdle();
+      // Streams end (clients reconnect elsewhere); each response that finishes now leaves an idle
+      // connection, closed by the sweep; whatever is still busy after the grace period (a
+      // half-sent request, a client slow to read) is cut.
       stream.close();
-      front.closeIdle();
-      http.server.closeIdleConnections();
+      const sweep = setInterval(() => {
+        server.closeIdleConnections();
+      }, SHUTDOWN_SWEEP_MS);
+      const cut = setTimeout(() => {
+        server.closeAllConnections();
+      }, SHUTDOWN_GRACE_MS);
       stopWatching.abort();
       await watching;
       client.close();
       await closed;
+      clearInterval(sweep);
+      clearTimeout(cut);
       log.info("sidecar stopped");
     },
   };

@@ -30,25 +30,34 @@ export function inClusterConnection(env: Record<string, string | undefined>): Ku
       "not in a pod (KUBERNETES_SERVICE_HOST/PORT unset) and KUBECONFIG unset: set KUBECONFIG to run outside a cluster",
     );
   }
-  const tokenFile = `${SERVICE_ACCOUNT_DIR}/token`;
   return {
     server: `https://${host.includes(":") ? `[${host}]` : host}:${port}`,
     ca: readFileSync(`${SERVICE_ACCOUNT_DIR}/ca.crt`),
     rejectUnauthorized: true,
-    token: cachedFile(tokenFile),
+    token: tokenFromFile(() => readFileSync(`${SERVICE_ACCOUNT_DIR}/token`, "utf8"), Date.now),
   };
 }
 
-/** A file's trimmed content, re-read at most once a minute. */
-function cachedFile(path: string): () => string {
-  let value = "";
-  let readAt = -Infinity;
+const TOKEN_MAX_AGE_MS = 60_000;
+
+/**
+ * A token file's trimmed content, read now and re-read when a minute old, as client-go does for
+ * projected ServiceAccount tokens (the kubelet rotates them in place). When a re-read fails (the
+ * file being replaced), the last token is kept and the read is tried again at the next request.
+ */
+export function tokenFromFile(read: () => string, now: () => number): () => string {
+  let token = read().trim();
+  let readAt = now();
   return () => {
-    if (Date.now() - readAt > 60_000) {
-      value = readFileSync(path, "utf8").trim();
-      readAt = Date.now();
+    if (now() - readAt >= TOKEN_MAX_AGE_MS) {
+      try {
+        token = read().trim();
+        readAt = now();
+      } catch {
+        // keep serving the last token; the next request tries again
+      }
     }
-    return value;
+    return token;
   };
 }
 
@@ -90,7 +99,11 @@ function named<T>(kind: string, name: string | undefined, entry: T | undefined):
  * (relative to the kubeconfig's folder). Exec plugins and auth providers are refused with a
  * message: the sidecar runs in a pod, and a token or certificate kubeconfig covers local use.
  */
-export function kubeconfigConnection(config: Kubeconfig, readFile: (path: string) => Buffer): KubeConnection {
+export function kubeconfigConnection(
+  config: Kubeconfig,
+  readFile: (path: string) => Buffer,
+  now: () => number = Date.now,
+): KubeConnection {
   const contextName = config["current-context"];
   const context = named(
     "context",
@@ -111,12 +124,14 @@ export function kubeconfigConnection(config: Kubeconfig, readFile: (path: string
   if (cluster.server === undefined) throw new Error("kubeconfig: the current cluster has no server");
   const bytes = (data: string | undefined, file: string | undefined): Buffer | undefined =>
     data !== undefined ? Buffer.from(data, "base64") : file !== undefined ? readFile(file) : undefined;
-  const token =
-    user.token ?? (user.tokenFile === undefined ? undefined : readFile(user.tokenFile).toString().trim());
+  const { token, tokenFile } = user;
   const connection: KubeConnection = {
     server: cluster.server.replace(/\/+$/, ""),
     rejectUnauthorized: cluster["insecure-skip-tls-verify"] !== true,
-    token: () => token,
+    token:
+      token !== undefined || tokenFile === undefined
+        ? () => token
+        : tokenFromFile(() => readFile(tokenFile).toString(), now),
   };
   const ca = bytes(cluster["certificate-authority-data"], cluster["certificate-authority"]);
   const cert = bytes(user["client-certificate-data"], user["client-certificate"]);

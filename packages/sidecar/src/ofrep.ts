@@ -3,7 +3,7 @@
 // alone and is rendered once per change.
 import { createHash } from "node:crypto";
 import { defaultValueProblem } from "@svc/core/basics";
-import type { SidecarFlag } from "./flags.ts";
+import type { SidecarFlag } from "./sidecar-flag.ts";
 
 /** An OFREP evaluation result as JSON text, with the HTTP status of a single evaluation. */
 export interface OfrepEvaluation {
@@ -40,11 +40,7 @@ export function evaluate(flag: SidecarFlag): OfrepEvaluation {
 
 /** The 404 body for a key that names no flag of the namespace. */
 export function flagNotFound(key: string, namespace: string): string {
-  return JSON.stringify({
-    key,
-    errorCode: "FLAG_NOT_FOUND",
-    errorDetails: `flag ${key} not found in namespace ${namespace}`,
-  });
+  return evaluationFailure(key, "FLAG_NOT_FOUND", `flag ${key} not found in namespace ${namespace}`);
 }
 
 /** The bulk evaluation body: every flag's evaluation, in the given (name) order. */
@@ -64,4 +60,35 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
   const wanted = opaque(etag);
   return header.split(",").some((tag) => opaque(tag) === wanted);
+}
+
+/**
+ * Why an evaluation request body is refused, or undefined when it is acceptable. OFREP's body is
+ * `{"context": {...}}` with an optional context; the context itself is not read (no targeting),
+ * but a body that is not such an object is a client error the caller should hear about. An
+ * empty body counts as no context, as curl without `-d` sends it.
+ */
+export function evaluationRequestProblem(body: string): string | undefined {
+  if (body.trim() === "") return undefined;
+  let request: unknown;
+  try {
+    request = JSON.parse(body);
+  } catch {
+    return "the request body is not JSON";
+  }
+  if (!isObject(request)) return 'the request body must be a JSON object such as {"context": {}}';
+  const context = (request as { context?: unknown }).context;
+  return context === undefined || isObject(context) ? undefined : "context must be a JSON object";
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The OFREP error body of a refused request: `{key, errorCode, errorDetails}` for a single
+ * evaluation, without `key` for the bulk one (OFREP's evaluationFailure and bulkEvaluationFailure).
+ */
+export function evaluationFailure(key: string | undefined, errorCode: string, errorDetails: string): string {
+  return JSON.stringify(key === undefined ? { errorCode, errorDetails } : { key, errorCode, errorDetails });
 }

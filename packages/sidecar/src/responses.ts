@@ -1,7 +1,7 @@
 // Every response body the sidecar sends for a flag, rendered once when the flag changes, so a
 // read only looks up a map and writes bytes it already has.
 import { bulkBody, etagOf, evaluate } from "./ofrep.ts";
-import type { SidecarFlag } from "./flags.ts";
+import type { SidecarFlag } from "./sidecar-flag.ts";
 
 /** A complete response: status, raw header list (name, value, name, value, ...) and body. */
 export interface PreparedResponse {

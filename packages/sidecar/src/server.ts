@@ -3,10 +3,36 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
-import { flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
+import { evaluationFailure, evaluationRequestProblem, flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
 import { errorResponse, JSON_TYPE, prepare, TEXT_TYPE, type PreparedResponse } from "./responses.ts";
-import type { SidecarStats } from "./stats.ts";
+import type { Route, SidecarStats } from "./stats.ts";
 import type { ChangeStream } from "./stream.ts";
+
+/**
+ * How long a client may take. node:http's defaults (60 s for a request's head, 300 s for the
+ * whole request, checked every 30 s) suit uploads over slow links; the sidecar's clients sit in
+ * the same pod and send a few hundred bytes, so slow senders are cut far sooner.
+ */
+export interface HttpTimeouts {
+  /** From the connection (or the previous request) to the end of the request's head. */
+  headersTimeoutMs: number;
+  /** From the start of a request to the end of its body. */
+  requestTimeoutMs: number;
+  /** Idle time of a kept-alive connection between requests. */
+  keepAliveTimeoutMs: number;
+  /** How often the two request timeouts are checked, hence how late they may act. */
+  timeoutCheckIntervalMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
+  timeoutCheckIntervalMs: 1_000,
+};
+
+/** The largest OFREP request body read (an evaluation context is a few hundred bytes). */
+export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface ServerParts {
   namespace: string;
@@ -14,6 +40,7 @@ export interface ServerParts {
   stream: ChangeStream;
   stats: SidecarStats;
   metrics: () => Promise<Registry>;
+  timeouts: HttpTimeouts;
 }
 
 const OK = prepare(200, TEXT_TYPE, "ok");
@@ -21,9 +48,14 @@ const NOT_READY = errorResponse(503, "flags not loaded from Kubernetes yet", ["R
 const NOT_FOUND = errorResponse(404, "not found");
 const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
 const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
+const BODY_TOO_LARGE = prepare(
+  413,
+  JSON_TYPE,
+  evaluationFailure(undefined, "GENERAL", `the request body is larger than ${MAX_BODY_BYTES} bytes`),
+  ["Connection", "close"],
+);
 
 const EMPTY = Buffer.alloc(0);
-const KEEP_ALIVE_MS = 65_000;
 
 function send(response: ServerResponse, prepared: PreparedResponse): void {
   response.writeHead(prepared.status, prepared.headers);
@@ -34,47 +66,83 @@ function methodNotAllowed(allowed: string): PreparedResponse {
   return errorResponse(405, `method not allowed; use ${allowed}`, ["Allow", allowed]);
 }
 
+/** The body as text, or undefined when it is larger than `max` bytes (the rest is not kept). */
+function readBody(request: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) chunks.push(chunk);
+    });
+    request.on("end", () => {
+      resolve(size > max ? undefined : Buffer.concat(chunks).toString("utf8"));
+    });
+    request.on("error", reject);
+  });
+}
+
+/** A read of the flags: the route it counts under and the prepared answer. */
+export interface FlagRead {
+  route: Route;
+  response: PreparedResponse;
+}
+
 export interface SidecarHttp {
   server: Server;
   /**
-   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the prepared
-   * response; undefined for any other path. Shared with the fast path (fast-path.ts).
+   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the route and
+   * prepared response, undefined for any other path. Counts nothing (the caller counts what it
+   * answers), so the fast path can look up a whole packet before it decides to answer it.
    */
-  readFlags: (path: string) => PreparedResponse | undefined;
+  readFlags: (path: string) => FlagRead | undefined;
 }
 
 export function createSidecarServer(parts: ServerParts): SidecarHttp {
-  const { state, stream, stats, namespace } = parts;
+  const { state, stream, stats, namespace, timeouts } = parts;
   const flagNotFoundResponse = (name: string) =>
     errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
 
-  const readFlags = (path: string): PreparedResponse | undefined => {
+  const readFlags = (path: string): FlagRead | undefined => {
     if (path === "/healthz") {
-      stats.requests.healthz++;
       // Ready once the first list is done; stays ready through API outages (the flags are still served).
-      return stats.ready ? OK : NOT_READY;
+      return { route: "healthz", response: stats.ready ? OK : NOT_READY };
     }
     if (path !== "/flags" && (!path.startsWith("/flags/") || path === "/flags/stream")) return undefined;
-    if (!stats.ready) return NOT_READY;
-    if (path === "/flags") {
-      stats.requests.flags++;
-      return state.listResponse();
-    }
+    if (path === "/flags")
+      return { route: "flags", response: stats.ready ? state.listResponse() : NOT_READY };
     const rest = path.slice("/flags/".length);
     const slash = rest.indexOf("/");
     const name = slash === -1 ? rest : rest.slice(0, slash);
-    if (slash === -1) {
-      stats.requests.flag++;
-      return state.get(name)?.object ?? flagNotFoundResponse(name);
-    }
-    if (rest.slice(slash) === "/value") {
-      stats.requests.value++;
-      return state.get(name)?.value ?? flagNotFoundResponse(name);
-    }
+    const entry = stats.ready ? state.get(name) : undefined;
+    const absent = stats.ready ? flagNotFoundResponse(name) : NOT_READY;
+    if (slash === -1) return { route: "flag", response: entry?.object ?? absent };
+    if (rest.slice(slash) === "/value") return { route: "value", response: entry?.value ?? absent };
     return undefined;
   };
 
-  /** The response to send, or undefined when the route answers by itself (stream, metrics). */
+  /** POST /ofrep/v1/evaluate/flags[/{key}], once the body is read. */
+  const evaluateOfrep = (
+    request: IncomingMessage,
+    key: string,
+    body: string | undefined,
+  ): PreparedResponse => {
+    if (body === undefined) return BODY_TOO_LARGE;
+    if (!stats.ready) return NOT_READY;
+    const single = key !== "";
+    stats.requests[single ? "ofrep_single" : "ofrep_bulk"]++;
+    const problem = evaluationRequestProblem(body);
+    if (problem !== undefined) {
+      return prepare(400, JSON_TYPE, evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", problem));
+    }
+    if (single) return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+    const bulk = state.ofrepBulk();
+    return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
+      ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
+      : bulk.response;
+  };
+
+  /** The response to send, or undefined when the route answers by itself (stream, OFREP, metrics). */
   const respond = (request: IncomingMessage, response: ServerResponse): PreparedResponse | undefined => {
     const url = request.url ?? "/";
     const query = url.indexOf("?");
@@ -93,24 +161,25 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     }
     if (path === "/healthz" || path === "/flags" || path.startsWith("/flags/")) {
       if (!isGet) return methodNotAllowed("GET");
-      const prepared = readFlags(path);
-      if (prepared) return prepared;
+      const read = readFlags(path);
+      if (read) {
+        stats.requests[read.route]++;
+        return read.response;
+      }
     } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
       // Flag names are DNS labels: a key that needs percent-decoding names no flag anyway.
       const key = path.slice(OFREP_PREFIX.length + 1);
       if (request.method !== "POST") return methodNotAllowed("POST");
-      // The evaluation context is not read (flags are static); node:http discards the unread body.
-      if (!stats.ready) return NOT_READY;
-      if (key === "") {
-        stats.requests.ofrep_bulk++;
-        const bulk = state.ofrepBulk();
-        return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
-          ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
-          : bulk.response;
-      }
       if (!key.includes("/")) {
-        stats.requests.ofrep_single++;
-        return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+        const declared = Number(request.headers["content-length"] ?? 0);
+        if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
+        readBody(request, MAX_BODY_BYTES).then(
+          (body) => {
+            send(response, evaluateOfrep(request, key, body));
+          },
+          () => response.destroy(),
+        );
+        return undefined;
       }
     } else if (path === "/metrics") {
       stats.requests.metrics++;
@@ -129,9 +198,19 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     return NOT_FOUND;
   };
 
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, (request, response) => {
-    const prepared = respond(request, response);
-    if (prepared) send(response, prepared);
-  });
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: timeouts.timeoutCheckIntervalMs,
+      // TCP keep-alive probes find peers that vanished without a FIN.
+      keepAlive: true,
+    },
+    (request, response) => {
+      const prepared = respond(request, response);
+      if (prepared) send(response, prepared);
+    },
+  );
   return { server, readFlags };
 }

@@ -26,6 +26,23 @@ describe("configFromEnv", () => {
     ).toMatchObject({ port: 9000, host: "127.0.0.1", heartbeatMs: 500, kubeconfigPath: "/a/config" });
   });
 
+  it("reads the heartbeat with a unit and refuses numbers the API would refuse", () => {
+    expect(configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_HEARTBEAT_MS: "2s" }).heartbeatMs).toBe(2000);
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: "0x1F" })).toThrow(
+      'SVC_SIDECAR_PORT must be a port number between 0 and 65535, got "0x1F"',
+    );
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: " 8e3 " })).toThrow(
+      /SVC_SIDECAR_PORT/,
+    );
+    expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_LOG_LEVEL: "loud" })).toThrow(/SVC_LOG_LEVEL/);
+  });
+
+  it("names every variable that is wrong, in one message", () => {
+    expect(() => configFromEnv({ SVC_SIDECAR_PORT: "http", SVC_SIDECAR_HEARTBEAT_MS: "5" })).toThrow(
+      /^POD_NAMESPACE .*; SVC_SIDECAR_PORT .*; SVC_SIDECAR_HEARTBEAT_MS /,
+    );
+  });
+
   it("names the variable that is wrong", () => {
     expect(() => configFromEnv({})).toThrow(/POD_NAMESPACE/);
     expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: "http" })).toThrow(
@@ -87,6 +104,31 @@ describe("kubeconfigConnection", () => {
     expect(connection.token()).toBe("tok");
     expect(connection.rejectUnauthorized).toBe(false);
     expect(connection.ca).toBeUndefined();
+  });
+
+  it("re-reads a tokenFile once a minute (rotated tokens), keeping the last token while the file is unreadable", () => {
+    const disk = new Map([["/run/token", "first\n"]]);
+    let clock = 1_000_000;
+    const connection = kubeconfigConnection(
+      { ...base, users: [{ name: "u", user: { tokenFile: "/run/token" } }] },
+      (path) => {
+        const text = disk.get(path);
+        if (text === undefined) throw new Error(`ENOENT: ${path}`);
+        return Buffer.from(text);
+      },
+      () => clock,
+    );
+    expect(connection.token()).toBe("first");
+    disk.set("/run/token", "second\n");
+    clock += 30_000;
+    expect(connection.token()).toBe("first");
+    clock += 30_000;
+    expect(connection.token()).toBe("second");
+    disk.delete("/run/token");
+    clock += 60_000;
+    expect(connection.token()).toBe("second");
+    disk.set("/run/token", "third");
+    expect(connection.token()).toBe("third");
   });
 
   it("refuses exec plugins and unknown contexts with a message", () => {

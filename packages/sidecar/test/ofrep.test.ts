@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { SidecarFlag } from "../src/flags.ts";
-import { bulkBody, etagOf, evaluate, flagNotFound, ifNoneMatchHits, typedValueText } from "../src/ofrep.ts";
+import type { SidecarFlag } from "../src/sidecar-flag.ts";
+import {
+  bulkBody,
+  etagOf,
+  evaluate,
+  evaluationFailure,
+  evaluationRequestProblem,
+  flagNotFound,
+  ifNoneMatchHits,
+  typedValueText,
+} from "../src/ofrep.ts";
 
 const flag = (type: SidecarFlag["type"], value: string, disabled = false): SidecarFlag => ({
   name: "f",
@@ -81,5 +90,39 @@ describe("bulk body and ETag", () => {
     expect(ifNoneMatchHits(`"other", ${tag}`, tag)).toBe(true);
     expect(ifNoneMatchHits("*", tag)).toBe(true);
     expect(ifNoneMatchHits('"other"', tag)).toBe(false);
+  });
+});
+
+describe("evaluationRequestProblem", () => {
+  it("accepts an object with or without a context object, and an empty body", () => {
+    for (const body of ['{"context": {"targetingKey": "u"}}', "{}", '{"other": 1}', "", "  \n"]) {
+      expect(evaluationRequestProblem(body), body).toBeUndefined();
+    }
+  });
+
+  it("names what is wrong with any other body", () => {
+    expect(evaluationRequestProblem("{not json")).toBe("the request body is not JSON");
+    for (const body of ["[]", "null", "3", '"x"']) {
+      expect(evaluationRequestProblem(body), body).toBe(
+        'the request body must be a JSON object such as {"context": {}}',
+      );
+    }
+    for (const body of ['{"context": "u"}', '{"context": null}', '{"context": []}']) {
+      expect(evaluationRequestProblem(body), body).toBe("context must be a JSON object");
+    }
+  });
+});
+
+describe("evaluationFailure", () => {
+  it("has the key for a single evaluation and none for the bulk one", () => {
+    expect(JSON.parse(evaluationFailure("f", "INVALID_CONTEXT", "why"))).toEqual({
+      key: "f",
+      errorCode: "INVALID_CONTEXT",
+      errorDetails: "why",
+    });
+    expect(JSON.parse(evaluationFailure(undefined, "GENERAL", "why"))).toEqual({
+      errorCode: "GENERAL",
+      errorDetails: "why",
+    });
   });
 });

@@ -11,6 +11,7 @@ import { inject } from "vitest";
 import { runSidecar, type RunningSidecar } from "../src/index.ts";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import { flagWriter, type FlagWriter } from "./support/flags-api.ts";
+import { rawConnection } from "./support/raw-client.ts";
 import { openStream, poll, type StreamRecording } from "./support/sse-client.ts";
 
 const kc = testKubeConfig();
@@ -279,28 +280,29 @@ describe("svc sidecar against a real API server", () => {
       (f) => typeof f === "object",
       "the flag",
     );
-    const socket = connect(sidecar.port, "127.0.0.1");
-    let received = "";
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => (received += chunk));
-    const responses = () => received.split("HTTP/1.1 ").length - 1;
+    const client = await rawConnection(sidecar.port);
     // Two reads in one packet: answered by the fast path.
-    socket.write(
+    await client.send(
       "GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\nGET /flags/nope HTTP/1.1\r\nHost: x\r\n\r\n",
     );
-    await eventually(poll(responses), (n) => n >= 2, "two answers");
-    expect(received).toMatch(
+    await eventually(poll(client.statuses), (s) => s.length >= 2, "two answers");
+    expect(client.received()).toMatch(
       /^HTTP\/1\.1 200 OK\r\n.*Content-Length: 3\r\nDate: [^\r]+ GMT\r\n.*\r\n\r\nyes/s,
     );
-    expect(received).toContain("HTTP/1.1 404 Not Found");
-    // A POST with a body, split across packets: node:http takes over the connection.
-    socket.write("POST /ofrep/v1/evaluate/flags/piped HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n");
-    await new Promise((r) => setTimeout(r, 50));
-    socket.write("{}GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\n");
-    await eventually(poll(responses), (n) => n >= 4, "two more answers on the same connection");
-    expect(received).toContain('{"key":"piped","reason":"STATIC","value":"yes"}');
-    expect(received.endsWith("yes")).toBe(true);
-    socket.destroy();
+    expect(client.statuses()).toEqual([200, 404]);
+    // A POST with a body, sent one byte per packet: node:http takes over the connection at the
+    // first byte and reads the rest from the socket itself.
+    await client.trickle(
+      "POST /ofrep/v1/evaluate/flags/piped HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+      1,
+      5,
+    );
+    await client.send("GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\n");
+    await eventually(poll(client.statuses), (s) => s.length >= 4, "two more answers on the same connection");
+    expect(client.statuses()).toEqual([200, 404, 200, 200]);
+    expect(client.received()).toContain('{"key":"piped","reason":"STATIC","value":"yes"}');
+    expect(client.received().endsWith("yes")).toBe(true);
+    client.socket.destroy();
     await flags.remove("piped");
   });
 
