@@ -26,6 +26,7 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { workloadsOf } from "../workloads/read.ts";
+import { flagsJson, jsonArray } from "./list-json.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
 
 const ListQuery = Type.Object(
@@ -111,22 +112,20 @@ export function flagRoutes(ctx: ApiContext) {
       },
       async (request, reply) => {
         const { clusterId, namespace } = request.query;
-        if (clusterId !== undefined) {
-          const cluster = await readyCluster(ctx, clusterId);
-          return cluster.flags.list(namespace).map((flag) => flagView(flag, cluster.id));
-        }
+        const clusters =
+          clusterId === undefined ? registry(ctx).list() : [await readyCluster(ctx, clusterId)];
         // Across clusters, one that is down is left out and named, never waited for.
-        const flags: FlagView[] = [];
+        const parts: string[] = [];
         const missing: string[] = [];
-        for (const cluster of registry(ctx).list()) {
-          if (unavailability(cluster) !== undefined) {
+        for (const cluster of clusters) {
+          if (clusterId === undefined && unavailability(cluster) !== undefined) {
             missing.push(cluster.id);
             continue;
           }
-          for (const flag of cluster.flags.list(namespace)) flags.push(flagView(flag, cluster.id));
+          parts.push(flagsJson(cluster.flags.list(namespace), cluster.id));
         }
         if (missing.length > 0) void reply.header("x-svc-unavailable-clusters", missing.join(","));
-        return flags;
+        return reply.type("application/json; charset=utf-8").send(jsonArray(parts));
       },
     );
 
