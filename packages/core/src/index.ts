@@ -18,3 +18,4 @@ export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";
 export * from "./configmap-plan.ts";
+export * from "./flag-index.ts";
