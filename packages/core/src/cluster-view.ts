@@ -12,7 +12,7 @@ import {
   type ClusterConnectionStatus,
   type ClusterPhase,
 } from "./cluster-connection.ts";
-import type { Condition } from "./schema.ts";
+import { metaTime, setCondition } from "./conditions.ts";
 import { compareStrings } from "./workload.ts";
 
 export const ClusterView = Type.Object(
@@ -90,11 +90,6 @@ const READY_REASONS: Record<ClusterProbe["result"], string> = {
   misconfigured: "CredentialsUnusable",
 };
 
-/** metav1.Time: RFC 3339 in whole seconds. */
-function metaTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 /**
  * The status the operator writes after a probe. A failed probe keeps the last known version,
  * workload count and sync time (the time the cluster was last reached); the Ready condition
@@ -107,17 +102,18 @@ export function clusterStatus(
   generation?: number,
 ): ClusterConnectionStatus {
   const phase = clusterPhase(probe);
-  const ready = phase === "Connected" ? "True" : "False";
   const message = probe.result === "connected" ? "" : probe.message;
-  const before = previous?.conditions?.find((c) => c.type === "Ready");
-  const condition: Condition = {
-    type: "Ready",
-    status: ready,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime: before?.status === ready ? before.lastTransitionTime : metaTime(now),
-    reason: READY_REASONS[probe.result],
-    message: message === "" ? "the cluster answers and its workloads are watched" : message,
-  };
+  const conditions = setCondition(
+    previous?.conditions,
+    {
+      type: "Ready",
+      status: phase === "Connected" ? "True" : "False",
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      reason: READY_REASONS[probe.result],
+      message: message === "" ? "the cluster answers and its workloads are watched" : message,
+    },
+    now,
+  );
   const known =
     probe.result === "connected"
       ? {
@@ -134,8 +130,7 @@ export function clusterStatus(
             : { discoveredWorkloads: previous.discoveredWorkloads }),
           ...(previous?.lastSyncTime === undefined ? {} : { lastSyncTime: previous.lastSyncTime }),
         };
-  const others = (previous?.conditions ?? []).filter((c) => c.type !== "Ready");
-  return { phase, ...known, message, conditions: [...others, condition] };
+  return { phase, ...known, message, conditions };
 }
 
 /** Namespaces svc itself and Kubernetes use: never shown, never managed. */

@@ -19,3 +19,4 @@ export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";
 export * from "./configmap-plan.ts";
 export * from "./flag-index.ts";
+export * from "./conditions.ts";
