@@ -20,3 +20,4 @@ export * from "./cluster-view.ts";
 export * from "./configmap-plan.ts";
 export * from "./flag-index.ts";
 export * from "./conditions.ts";
+export * from "./kubeconfig.ts";
