@@ -7,6 +7,7 @@
 import Type from "typebox";
 import { API_GROUP_VERSION } from "./basics.ts";
 import {
+  AUTH_METHODS,
   ClusterConnectionSpec,
   validateClusterConnectionSpec,
   type ClusterConnectionStatus,
@@ -40,6 +41,12 @@ export const ClusterRegistrationBody = Type.Object(
   {
     id: dns1123Label("Cluster id: the ClusterConnection's name and the clusterId of its flags."),
     ...ClusterConnectionSpec.properties,
+    authMethod: Type.Optional(
+      Type.Enum([...AUTH_METHODS], {
+        description:
+          "kubeconfig, serviceaccount or oidc. Default: kubeconfig when a kubeconfig is sent, else serviceaccount.",
+      }),
+    ),
     kubeconfig: Type.Optional(
       Type.String({
         minLength: 1,
