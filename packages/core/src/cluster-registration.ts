@@ -5,15 +5,16 @@
  * into the Secret: no message here quotes them.
  */
 import Type from "typebox";
-import { parse } from "yaml";
 import { API_GROUP_VERSION } from "./basics.ts";
 import {
+  AUTH_METHODS,
   ClusterConnectionSpec,
   validateClusterConnectionSpec,
   type ClusterConnectionStatus,
 } from "./cluster-connection.ts";
 import { CLUSTER_CONNECTION } from "./crd.ts";
 import type { ObjectMeta } from "./object-meta.ts";
+import { kubeconfigProblem } from "./kubeconfig.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
@@ -40,6 +41,12 @@ export const ClusterRegistrationBody = Type.Object(
   {
     id: dns1123Label("Cluster id: the ClusterConnection's name and the clusterId of its flags."),
     ...ClusterConnectionSpec.properties,
+    authMethod: Type.Optional(
+      Type.Enum([...AUTH_METHODS], {
+        description:
+          "kubeconfig, serviceaccount or oidc. Default: kubeconfig when a kubeconfig is sent, else serviceaccount.",
+      }),
+    ),
     kubeconfig: Type.Optional(
       Type.String({
         minLength: 1,
@@ -71,22 +78,6 @@ export type ClusterRegistrationBody = Type.Static<typeof ClusterRegistrationBody
 /** Fields of the body that are not ClusterConnection spec fields. */
 const REGISTRATION_ONLY = new Set(["id", "kubeconfig", "token", "caData"]);
 const SOURCES = ["kubeconfig", "token", "credentialRef"] as const;
-
-/** A kubeconfig that names at least one cluster and one user; the message never quotes it. */
-function kubeconfigProblem(text: string): string | undefined {
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch {
-    return "is not a kubeconfig: not valid YAML";
-  }
-  const has = (key: string) =>
-    typeof document === "object" &&
-    document !== null &&
-    Array.isArray((document as Record<string, unknown>)[key]) &&
-    ((document as Record<string, unknown[]>)[key]?.length ?? 0) > 0;
-  return has("clusters") && has("users") ? undefined : "is not a kubeconfig: it must list clusters and users";
-}
 
 function credentialErrors(body: ClusterRegistrationBody): FieldError[] {
   const sent = SOURCES.filter((source) => body[source] !== undefined);

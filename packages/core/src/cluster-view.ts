@@ -12,7 +12,7 @@ import {
   type ClusterConnectionStatus,
   type ClusterPhase,
 } from "./cluster-connection.ts";
-import type { Condition } from "./schema.ts";
+import { setCondition } from "./conditions.ts";
 import { compareStrings } from "./workload.ts";
 
 export const ClusterView = Type.Object(
@@ -56,86 +56,90 @@ export function clusterView(connection: ClusterConnectionResource, localClusterI
   };
 }
 
-/** What one attempt to reach a cluster found. */
-export type ClusterProbe =
-  | { result: "connected"; kubernetesVersion: string; discoveredWorkloads: number }
-  /** No answer: connection refused or reset, timeout, unknown host. */
-  | { result: "unreachable"; message: string }
-  /** The API server answered 401 or 403: the credentials are refused. */
-  | { result: "unauthorized"; message: string }
-  /** The server's certificate is not trusted, or the client's is refused. */
-  | { result: "tls"; message: string }
-  /** svc cannot even try: the credentials Secret is missing or holds no usable credentials. */
-  | { result: "misconfigured"; message: string };
+/**
+ * What the cluster registry (packages/kube) last saw of a cluster: structurally its
+ * ClusterHealth, so the operator passes the registry's report as it is.
+ */
+export interface ClusterHealthReport {
+  /** syncing: connected, caches filling; ready; unreachable: may come back by itself; error: someone must act. */
+  state: "syncing" | "ready" | "unreachable" | "error";
+  /** Why it is unreachable or in error; never a credential. */
+  message?: string | undefined;
+  kubernetesVersion?: string | undefined;
+  /** When every cache was last known to be in step with the cluster. */
+  lastSyncTime?: string | undefined;
+}
 
-/** Disconnected when the cluster may come back by itself; Error when a person must act. */
-export function clusterPhase(probe: ClusterProbe): ClusterPhase {
-  switch (probe.result) {
-    case "connected":
+/**
+ * SPEC.md's phases in one switch: Connected while the cluster answers and its workloads are
+ * being discovered (first sync included), Disconnected when it may come back by itself (no
+ * answer, 5xx), Error when a person must act (credentials, TLS, permissions).
+ */
+export function clusterPhase(health: Pick<ClusterHealthReport, "state">): ClusterPhase {
+  switch (health.state) {
+    case "syncing":
+    case "ready":
       return "Connected";
     case "unreachable":
       return "Disconnected";
-    case "unauthorized":
-    case "tls":
-    case "misconfigured":
+    case "error":
       return "Error";
   }
 }
 
-const READY_REASONS: Record<ClusterProbe["result"], string> = {
-  connected: "Connected",
+const READY_REASONS: Record<ClusterHealthReport["state"], string> = {
+  syncing: "Syncing",
+  ready: "Ready",
   unreachable: "Unreachable",
-  unauthorized: "Unauthorized",
-  tls: "TLSError",
-  misconfigured: "CredentialsUnusable",
+  error: "Error",
 };
 
-/** metav1.Time: RFC 3339 in whole seconds. */
-function metaTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+const READY_MESSAGES: Record<"syncing" | "ready", string> = {
+  syncing: "connected; reading the cluster's workloads for the first time",
+  ready: "the cluster answers and its workloads are watched",
+};
 
 /**
- * The status the operator writes after a probe. A failed probe keeps the last known version,
- * workload count and sync time (the time the cluster was last reached); the Ready condition
- * keeps its transition time while its status does not change.
+ * The status the operator writes for a cluster. What the registry no longer knows (version,
+ * sync time) and the workload count of a cluster that stopped answering stay as last known;
+ * the Ready condition keeps its transition time while its status holds.
  */
 export function clusterStatus(
-  probe: ClusterProbe,
-  previous: ClusterConnectionStatus | undefined,
+  input: {
+    health: ClusterHealthReport;
+    /** Workloads seen in the cluster's caches; undefined when they cannot be counted now. */
+    discoveredWorkloads?: number | undefined;
+    previous?: ClusterConnectionStatus | undefined;
+    generation?: number | undefined;
+  },
   now: Date,
-  generation?: number,
 ): ClusterConnectionStatus {
-  const phase = clusterPhase(probe);
-  const ready = phase === "Connected" ? "True" : "False";
-  const message = probe.result === "connected" ? "" : probe.message;
-  const before = previous?.conditions?.find((c) => c.type === "Ready");
-  const condition: Condition = {
-    type: "Ready",
-    status: ready,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-    lastTransitionTime: before?.status === ready ? before.lastTransitionTime : metaTime(now),
-    reason: READY_REASONS[probe.result],
-    message: message === "" ? "the cluster answers and its workloads are watched" : message,
+  const { health, previous, generation } = input;
+  const phase = clusterPhase(health);
+  const message = phase === "Connected" ? "" : (health.message ?? `the cluster is ${health.state}`);
+  const conditions = setCondition(
+    previous?.conditions,
+    {
+      type: "Ready",
+      status: health.state === "ready" ? "True" : "False",
+      ...(generation === undefined ? {} : { observedGeneration: generation }),
+      reason: READY_REASONS[health.state],
+      message:
+        health.state === "ready" || health.state === "syncing" ? READY_MESSAGES[health.state] : message,
+    },
+    now,
+  );
+  const kubernetesVersion = health.kubernetesVersion ?? previous?.kubernetesVersion;
+  const discoveredWorkloads = input.discoveredWorkloads ?? previous?.discoveredWorkloads;
+  const lastSyncTime = health.lastSyncTime ?? previous?.lastSyncTime;
+  return {
+    phase,
+    ...(kubernetesVersion === undefined ? {} : { kubernetesVersion }),
+    ...(discoveredWorkloads === undefined ? {} : { discoveredWorkloads }),
+    ...(lastSyncTime === undefined ? {} : { lastSyncTime }),
+    message,
+    conditions,
   };
-  const known =
-    probe.result === "connected"
-      ? {
-          kubernetesVersion: probe.kubernetesVersion,
-          discoveredWorkloads: probe.discoveredWorkloads,
-          lastSyncTime: metaTime(now),
-        }
-      : {
-          ...(previous?.kubernetesVersion === undefined
-            ? {}
-            : { kubernetesVersion: previous.kubernetesVersion }),
-          ...(previous?.discoveredWorkloads === undefined
-            ? {}
-            : { discoveredWorkloads: previous.discoveredWorkloads }),
-          ...(previous?.lastSyncTime === undefined ? {} : { lastSyncTime: previous.lastSyncTime }),
-        };
-  const others = (previous?.conditions ?? []).filter((c) => c.type !== "Ready");
-  return { phase, ...known, message, conditions: [...others, condition] };
 }
 
 /** Namespaces svc itself and Kubernetes use: never shown, never managed. */

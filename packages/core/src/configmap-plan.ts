@@ -18,26 +18,31 @@ export interface ConfigMapPlan {
 }
 
 /** Flags that take part in ConfigMap delivery: configMap kind, deliverable, not being deleted. */
-function configMapFlags(flags: readonly FeatureFlagResource[]): FeatureFlagResource[] {
-  return flags
-    .filter((f) => f.spec.delivery.configMap !== undefined)
-    .filter((f) => !isBeingDeleted(f) && undeliverableReason(f.spec) === undefined)
-    .sort((a, b) => compareStrings(a.metadata.name, b.metadata.name));
+function writesConfigMap(flag: FeatureFlagResource): boolean {
+  return (
+    flag.spec.delivery.configMap !== undefined &&
+    !isBeingDeleted(flag) &&
+    undeliverableReason(flag.spec) === undefined
+  );
 }
 
+/** One ConfigMap key of one namespace ('/' appears in none of the three names). */
 const slot = (namespace: string, configMapName: string, key: string) =>
-  JSON.stringify([namespace, configMapName, key]);
+  `${namespace}/${configMapName}/${key}`;
 
 /** Who writes each ConfigMap key of the flags' namespaces: the first enabled flag by name. */
 export type ConfigMapKeyWriters = ReadonlyMap<string, FeatureFlagResource>;
 
 export function configMapKeyWriters(flags: readonly FeatureFlagResource[]): ConfigMapKeyWriters {
   const writers = new Map<string, FeatureFlagResource>();
-  for (const flag of configMapFlags(flags).filter((f) => isEnabled(f.spec))) {
+  for (const flag of flags) {
     const target = flag.spec.delivery.configMap;
-    if (target === undefined) continue;
+    if (target === undefined || !isEnabled(flag.spec) || !writesConfigMap(flag)) continue;
     const at = slot(flag.metadata.namespace, target.configMapName, target.key);
-    if (!writers.has(at)) writers.set(at, flag);
+    const current = writers.get(at);
+    if (current === undefined || compareStrings(flag.metadata.name, current.metadata.name) < 0) {
+      writers.set(at, flag);
+    }
   }
   return writers;
 }
@@ -60,7 +65,10 @@ export function planConfigMaps(flags: readonly FeatureFlagResource[]): ConfigMap
   // A Map, not an object, collects the data: "__proto__" is a valid ConfigMap key.
   type Collecting = Omit<ConfigMapPlan, "data"> & { data: Map<string, string> };
   const plans = new Map<string, Collecting>();
-  for (const flag of configMapFlags(flags)) {
+  const writing = flags
+    .filter(writesConfigMap)
+    .sort((a, b) => compareStrings(a.metadata.name, b.metadata.name));
+  for (const flag of writing) {
     const target = flag.spec.delivery.configMap;
     if (target === undefined) continue;
     const { namespace } = flag.metadata;

@@ -5,7 +5,8 @@
  * anything itself.
  */
 import { DEFAULT_SIDECAR_PORT, isEnabled } from "./basics.ts";
-import { configMapKeyTaken, configMapKeyWriters } from "./configmap-plan.ts";
+import { configMapKeyTaken } from "./configmap-plan.ts";
+import { indexFlags, matchingFlags, type NamespaceFlags } from "./flag-index.ts";
 import {
   configMapMountPath,
   configMapVolumeName,
@@ -18,13 +19,8 @@ import {
   type EnvValue,
 } from "./delivery-state.ts";
 import { deliveryKind, type DeliveryKind, type TargetOutcome } from "./flag.ts";
-import {
-  flagEnvVarName,
-  isBeingDeleted,
-  undeliverableReason,
-  type FeatureFlagResource,
-} from "./flag-resource.ts";
-import { flagMatchesWorkload, type MatchedBy } from "./matching.ts";
+import { flagEnvVarName, undeliverableReason, type FeatureFlagResource } from "./flag-resource.ts";
+import type { MatchedBy } from "./matching.ts";
 import {
   compareStrings,
   FLAGS_HASH_ANNOTATION,
@@ -72,32 +68,22 @@ export interface WorkloadPlan {
   flags: FlagOutcome[];
 }
 
-interface Match {
-  flag: FeatureFlagResource;
-  matchedBy: MatchedBy;
-}
-
-function matchingFlags(workload: Workload, flags: readonly FeatureFlagResource[]): Match[] {
-  return flags
-    .filter((flag) => !isBeingDeleted(flag))
-    .flatMap((flag) => {
-      const matchedBy = flagMatchesWorkload(flag, workload);
-      return matchedBy === undefined ? [] : [{ flag, matchedBy }];
-    })
-    .sort((a, b) => compareStrings(a.flag.metadata.name, b.flag.metadata.name));
-}
-
 /** The sidecar's port: the one it has when a flag still asks for it (no restart), else the lowest asked. */
 function sidecarPort(asked: number[], current: number | undefined): number | undefined {
   if (asked.length === 0) return undefined;
   return current !== undefined && asked.includes(current) ? current : Math.min(...asked);
 }
 
-export function planWorkload(workload: Workload, flags: readonly FeatureFlagResource[]): WorkloadPlan {
+/**
+ * `flags` are every FeatureFlag of the workload's namespace; index them once with indexFlags
+ * when planning many workloads against the same flags.
+ */
+export function planWorkload(workload: Workload, flags: NamespaceFlags): WorkloadPlan {
+  const index = indexFlags(flags);
   const observed = observeDelivery(workload);
   const containers = flagContainers(workload);
   const managed = new Set(observed.managedEnv);
-  const matches = matchingFlags(workload, flags);
+  const matches = matchingFlags(index, workload);
   const valid = matches.filter((m) => undeliverableReason(m.flag.spec) === undefined);
 
   // envVar: enabled flags claim their variable in name order; a variable the workload defines
@@ -141,14 +127,10 @@ export function planWorkload(workload: Workload, flags: readonly FeatureFlagReso
     managedEnv: env.map((e) => e.name),
   };
 
-  // Only a workload that a configMap flag matches pays for finding each key's writer.
-  const keyWriters = valid.some((m) => m.flag.spec.delivery.configMap)
-    ? configMapKeyWriters(flags)
-    : new Map();
   const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
     const invalid = undeliverableReason(flag.spec);
     if (invalid !== undefined) return { outcome: "invalid", message: invalid };
-    const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, keyWriters);
+    const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, index.configMapKeyWriters);
     if (problem !== undefined) return { outcome: "conflict", message: problem };
     const { envVar, configMap, sidecar } = flag.spec.delivery;
     const enabled = isEnabled(flag.spec);

@@ -4,7 +4,7 @@
  */
 import { defaultValueProblem } from "./basics.ts";
 import type { ObjectMeta } from "./object-meta.ts";
-import { defaultEnvVarName, deliveryKind, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
+import { defaultEnvVarName, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
 
 export interface FeatureFlagResource {
   apiVersion?: string | undefined;
@@ -16,7 +16,8 @@ export interface FeatureFlagResource {
 
 /** The selector of the flag's one delivery kind. */
 export function flagMatchLabels(spec: FeatureFlagSpec): Readonly<Record<string, string>> {
-  return spec.delivery[deliveryKind(spec.delivery)]?.selector.matchLabels ?? {};
+  const { envVar, configMap, sidecar } = spec.delivery;
+  return (envVar ?? configMap ?? sidecar)?.selector.matchLabels ?? {};
 }
 
 /** The env var an envVar flag sets: its own name, or FLAG_<NAME>. Undefined for other kinds. */

@@ -115,19 +115,15 @@ export interface FlagAddress {
 export function validateFlagUpdate(input: unknown, address: FlagAddress): Validated<FlagUpdateBody> {
   const shape = schemaErrors(FlagUpdateBody, input);
   if (shape.length > 0) return { ok: false, errors: shape };
-  const result = withSpecRules(input as FlagUpdateBody);
-  if (!result.ok) return result;
-  const errors: FieldError[] = [];
-  for (const field of ["name", "namespace", "clusterId"] as const) {
-    const sent = result.value[field];
-    if (sent !== undefined && sent !== address[field]) {
-      const where = field === "clusterId" ? "the clusterId query" : "the path";
-      errors.push({
-        field,
-        message: `is ${address[field]} in ${where}; a flag cannot be moved or renamed (create a new one)`,
-      });
-    }
-  }
+  const body = input as FlagUpdateBody;
+  const identity: FieldError[] = (["name", "namespace", "clusterId"] as const)
+    .filter((field) => body[field] !== undefined && body[field] !== address[field])
+    .map((field) => ({
+      field,
+      message: `is ${address[field]} in ${field === "clusterId" ? "the clusterId query" : "the path"}; a flag cannot be moved or renamed (create a new one)`,
+    }));
+  const result = withSpecRules(body);
+  const errors = [...identity, ...(result.ok ? [] : result.errors)];
   return errors.length > 0 ? { ok: false, errors } : result;
 }
 

@@ -153,6 +153,9 @@ export const FeatureFlagSpec = Type.Object(
 );
 export type FeatureFlagSpec = Type.Static<typeof FeatureFlagSpec>;
 
+/** Most targets a flag's status lists: a status must stay far below etcd's object size limit. */
+export const STATUS_TARGETS_MAX = 500;
+
 export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
 export type FlagPhase = (typeof FLAG_PHASES)[number];
 
@@ -181,6 +184,8 @@ export const FeatureFlagStatus = Type.Object({
   delivery: Type.Optional(Type.Enum([...DELIVERY_KINDS], { description: "The delivery kind in use." })),
   targets: Type.Optional(
     Type.Array(FlagTarget, {
+      maxItems: STATUS_TARGETS_MAX,
+      description: `The workloads the flag targets; at most ${STATUS_TARGETS_MAX}, problems first (message says how many in all).`,
       "x-kubernetes-list-type": "map",
       "x-kubernetes-list-map-keys": ["kind", "name"],
     }),

@@ -20,3 +20,6 @@ export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";
 export * from "./configmap-plan.ts";
+export * from "./flag-index.ts";
+export * from "./conditions.ts";
+export * from "./kubeconfig.ts";

@@ -17,9 +17,15 @@ export function selectorMatches(
   matchLabels: Readonly<Record<string, string>>,
   labels: Readonly<Record<string, string>> | undefined,
 ): boolean {
-  const entries = Object.entries(matchLabels);
-  if (entries.length === 0 || labels === undefined) return false;
-  return entries.every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
+  if (labels === undefined) return false;
+  // A plain loop: this runs for every flag against every workload of a namespace. An inherited
+  // property of `labels` ("constructor") is never a string, so it never equals a label value.
+  let empty = true;
+  for (const key in matchLabels) {
+    empty = false;
+    if (labels[key] !== matchLabels[key]) return false;
+  }
+  return !empty;
 }
 
 /** Which labels of the workload a selector matches (its own first), or undefined. */

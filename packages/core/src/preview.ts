@@ -6,6 +6,7 @@
  */
 import Type from "typebox";
 import { planWorkload } from "./delivery-plan.ts";
+import { indexFlags } from "./flag-index.ts";
 import { restartReasons } from "./delivery-state.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
 import { flagMatchesWorkload } from "./matching.ts";
@@ -51,8 +52,8 @@ export function previewFlag(input: PreviewInput): PreviewEntry[] {
     f.metadata.name === candidate.metadata.name && f.metadata.namespace === candidate.metadata.namespace;
   const previous = input.previous ?? namespaceFlags.find(sameFlag);
   const others = namespaceFlags.filter((f) => !sameFlag(f));
-  const before = previous === undefined ? others : [...others, previous];
-  const after = [...others, candidate];
+  const before = indexFlags(previous === undefined ? others : [...others, previous]);
+  const after = indexFlags([...others, candidate]);
   const entries: PreviewEntry[] = [];
   for (const workload of workloads) {
     const matchedBy = flagMatchesWorkload(candidate, workload);

@@ -7,7 +7,7 @@ import Type from "typebox";
 import { planWorkload, type FlagOutcome } from "./delivery-plan.ts";
 import { observeDelivery } from "./delivery-state.ts";
 import { DELIVERY_KINDS, TARGET_OUTCOMES } from "./flag.ts";
-import type { FeatureFlagResource } from "./flag-resource.ts";
+import type { NamespaceFlags } from "./flag-index.ts";
 import {
   compareStrings,
   podSpecOf,
@@ -164,7 +164,7 @@ function summarize(clusterId: string, workload: Workload, outcomes: FlagOutcome[
 export function discoveredWorkload(
   clusterId: string,
   workload: Workload,
-  namespaceFlags: readonly FeatureFlagResource[],
+  namespaceFlags: NamespaceFlags,
 ): DiscoveredWorkload {
   return summarize(clusterId, workload, planWorkload(workload, namespaceFlags).flags);
 }
@@ -173,7 +173,7 @@ export function discoveredWorkload(
 export function workloadDetail(
   clusterId: string,
   workload: Workload,
-  namespaceFlags: readonly FeatureFlagResource[],
+  namespaceFlags: NamespaceFlags,
 ): WorkloadDetail {
   const outcomes = planWorkload(workload, namespaceFlags).flags;
   return {

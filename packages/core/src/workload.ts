@@ -10,8 +10,6 @@ import type { ObjectMeta } from "./object-meta.ts";
 export const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
 export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 
-/** Prefix of every annotation and label svc writes. */
-export const SVC_PREFIX = "svc.io/";
 /** SHA-256 of the envVar flags on a workload, on the workload and its pod template (rolls it). */
 export const FLAGS_HASH_ANNOTATION = "svc.io/flags-hash";
 /**
@@ -119,11 +117,6 @@ export interface WorkloadObject {
 export interface Workload {
   kind: WorkloadKind;
   object: WorkloadObject;
-}
-
-/** `kind/name`, the order and identity of workloads within one namespace. */
-export function workloadKey(workload: Workload): string {
-  return `${workload.kind}/${workload.object.metadata?.name ?? ""}`;
 }
 
 /** Orders workloads by kind (as WORKLOAD_KINDS lists them), then namespace, then name. */

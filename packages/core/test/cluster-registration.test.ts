@@ -53,7 +53,8 @@ describe("validateClusterRegistration", () => {
   });
 
   it("refuses a kubeconfig that is not one, without quoting it", () => {
-    for (const bad of ["clusters: [unclosed", "just text", "clusters: []\nusers: []"]) {
+    const withExec = kubeconfig.replace("{token: sekrit}", "{exec: {command: aws}}");
+    for (const bad of ["clusters: [unclosed", "just text", "clusters: []\nusers: []", withExec]) {
       const found = errors({ ...base, kubeconfig: bad });
       expect(found.map((e) => e.field)).toEqual(["kubeconfig"]);
       expect(describeErrors(found)).not.toContain(bad);

@@ -5,7 +5,7 @@ import {
   clusterView,
   visibleNamespaces,
   type ClusterConnectionResource,
-  type ClusterProbe,
+  type ClusterHealthReport,
 } from "../src/index.ts";
 
 const connection: ClusterConnectionResource = {
@@ -40,8 +40,10 @@ describe("clusterView", () => {
 
   it("shows the operator's status, marks the local cluster, and never shows credentials", () => {
     const status = clusterStatus(
-      { result: "connected", kubernetesVersion: "v1.31.2", discoveredWorkloads: 7 },
-      undefined,
+      {
+        health: { state: "ready", kubernetesVersion: "v1.31.2", lastSyncTime: "2026-11-22T08:00:00Z" },
+        discoveredWorkloads: 7,
+      },
       new Date("2026-11-22T08:00:00.123Z"),
     );
     const view = clusterView({ ...connection, status }, "prod-eu");
@@ -58,35 +60,31 @@ describe("clusterView", () => {
 });
 
 describe("clusterPhase", () => {
-  it("is Disconnected when the cluster may come back alone, Error when a person must act", () => {
-    const cases: [ClusterProbe, string][] = [
-      [{ result: "connected", kubernetesVersion: "v1", discoveredWorkloads: 0 }, "Connected"],
-      [{ result: "unreachable", message: "connect ECONNREFUSED" }, "Disconnected"],
-      [{ result: "unauthorized", message: "401" }, "Error"],
-      [{ result: "tls", message: "self-signed certificate" }, "Error"],
-      [{ result: "misconfigured", message: "Secret svc-cluster-x not found" }, "Error"],
-    ];
-    for (const [probe, phase] of cases) expect(clusterPhase(probe)).toBe(phase);
+  it("is Connected while the cluster answers, Disconnected when it may come back alone, Error when a person must act", () => {
+    expect(clusterPhase({ state: "syncing" })).toBe("Connected");
+    expect(clusterPhase({ state: "ready" })).toBe("Connected");
+    expect(clusterPhase({ state: "unreachable" })).toBe("Disconnected");
+    expect(clusterPhase({ state: "error" })).toBe("Error");
   });
 });
 
 describe("clusterStatus", () => {
-  const t0 = new Date("2026-11-22T08:00:00Z");
+  const t0 = new Date("2026-11-22T08:00:00.250Z");
   const t1 = new Date("2026-11-22T08:05:00Z");
   const t2 = new Date("2026-11-22T08:10:00Z");
-  const connected = clusterStatus(
-    { result: "connected", kubernetesVersion: "v1.31.2", discoveredWorkloads: 7 },
-    undefined,
-    t0,
-    2,
-  );
+  const ready: ClusterHealthReport = {
+    state: "ready",
+    kubernetesVersion: "v1.31.2",
+    lastSyncTime: "2026-11-22T07:59:58.000Z",
+  };
+  const connected = clusterStatus({ health: ready, discoveredWorkloads: 7, generation: 2 }, t0);
 
-  it("records a successful probe with a Ready condition", () => {
+  it("records a ready cluster with a Ready condition", () => {
     expect(connected).toEqual({
       phase: "Connected",
       kubernetesVersion: "v1.31.2",
       discoveredWorkloads: 7,
-      lastSyncTime: "2026-11-22T08:00:00Z",
+      lastSyncTime: "2026-11-22T07:59:58.000Z",
       message: "",
       conditions: [
         {
@@ -94,7 +92,7 @@ describe("clusterStatus", () => {
           status: "True",
           observedGeneration: 2,
           lastTransitionTime: "2026-11-22T08:00:00Z",
-          reason: "Connected",
+          reason: "Ready",
           message: "the cluster answers and its workloads are watched",
         },
       ],
@@ -102,36 +100,45 @@ describe("clusterStatus", () => {
   });
 
   it("keeps what was last known when the cluster goes away, and the transition time while it stays away", () => {
-    const down = clusterStatus(
-      { result: "unreachable", message: "connect ECONNREFUSED 10.0.0.1:6443" },
-      connected,
-      t1,
-    );
+    const message = "cannot reach the API server: connect ECONNREFUSED 10.0.0.1:6443";
+    const down = clusterStatus({ health: { state: "unreachable", message }, previous: connected }, t1);
     expect(down).toMatchObject({
       phase: "Disconnected",
       kubernetesVersion: "v1.31.2",
       discoveredWorkloads: 7,
-      lastSyncTime: "2026-11-22T08:00:00Z",
-      message: "connect ECONNREFUSED 10.0.0.1:6443",
+      lastSyncTime: "2026-11-22T07:59:58.000Z",
+      message,
       conditions: [
-        { type: "Ready", status: "False", reason: "Unreachable", lastTransitionTime: "2026-11-22T08:05:00Z" },
+        {
+          type: "Ready",
+          status: "False",
+          reason: "Unreachable",
+          message,
+          lastTransitionTime: "2026-11-22T08:05:00Z",
+        },
       ],
     });
-    const stillDown = clusterStatus({ result: "unauthorized", message: "Unauthorized" }, down, t2);
-    expect(stillDown.phase).toBe("Error");
-    expect(stillDown.conditions?.[0]).toMatchObject({
-      reason: "Unauthorized",
-      lastTransitionTime: "2026-11-22T08:05:00Z",
-    });
-    const back = clusterStatus(
-      { result: "connected", kubernetesVersion: "v1.31.3", discoveredWorkloads: 8 },
-      stillDown,
+    const rejected = clusterStatus(
+      { health: { state: "error", message: "credentials rejected (401)" }, previous: down },
       t2,
     );
+    expect(rejected).toMatchObject({ phase: "Error", message: "credentials rejected (401)" });
+    expect(rejected.conditions?.[0]).toMatchObject({
+      reason: "Error",
+      lastTransitionTime: "2026-11-22T08:05:00Z",
+    });
+    const back = clusterStatus({ health: ready, discoveredWorkloads: 8, previous: rejected }, t2);
+    expect(back).toMatchObject({ phase: "Connected", discoveredWorkloads: 8, message: "" });
     expect(back.conditions?.[0]).toMatchObject({
       status: "True",
       lastTransitionTime: "2026-11-22T08:10:00Z",
     });
+  });
+
+  it("is Connected but not yet Ready during the first sync", () => {
+    const syncing = clusterStatus({ health: { state: "syncing" } }, t0);
+    expect(syncing).toMatchObject({ phase: "Connected", message: "" });
+    expect(syncing.conditions?.[0]).toMatchObject({ status: "False", reason: "Syncing" });
   });
 
   it("leaves other conditions in place", () => {
@@ -142,7 +149,8 @@ describe("clusterStatus", () => {
       reason: "Installed",
       message: "",
     };
-    const status = clusterStatus({ result: "unreachable", message: "timeout" }, { conditions: [other] }, t0);
+    const status = clusterStatus({ health: { state: "unreachable" }, previous: { conditions: [other] } }, t0);
+    expect(status.message).toBe("the cluster is unreachable");
     expect(status.conditions?.map((c) => c.type)).toEqual(["CrdInstalled", "Ready"]);
   });
 });

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   flagMatchesWorkload,
+  indexFlags,
   planWorkload,
   previewFlag,
   type FeatureFlagResource,
@@ -87,6 +88,15 @@ describe("delivery properties", () => {
           expect(again.flags.filter((f) => f.outcome === "pending")).toEqual([]);
           expect(deliver(delivered, all)).toEqual(delivered);
         }
+      }),
+    );
+  });
+
+  it("plans the same from a list of flags and from their index", () => {
+    fc.assert(
+      fc.property(workloads, flags, (targets, all) => {
+        const index = indexFlags(all);
+        for (const target of targets) expect(planWorkload(target, index)).toEqual(planWorkload(target, all));
       }),
     );
   });

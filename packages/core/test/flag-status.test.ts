@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flagPhase, flagTargets, planWorkload } from "../src/index.ts";
+import { flagPhase, flagStatus, flagTargets, planWorkload, STATUS_TARGETS_MAX } from "../src/index.ts";
 import { applyPlan, envFlag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
@@ -49,5 +49,89 @@ describe("flagPhase", () => {
   it("reads targets written without an outcome by their delivered field", () => {
     expect(flagPhase([{ delivered: true }])).toBe("Delivered");
     expect(flagPhase([{ delivered: false }])).toBe("Pending");
+  });
+});
+
+describe("flagStatus", () => {
+  const t0 = new Date("2026-11-22T08:00:00.500Z");
+  const t1 = new Date("2026-11-22T09:00:00Z");
+  const generation3 = { ...checkout, metadata: { ...checkout.metadata, generation: 3 } };
+
+  it("says where the flag is, with a Delivered condition", () => {
+    const converged = applyPlan(deployment, planWorkload(deployment, [checkout]));
+    const status = flagStatus(generation3, [planWorkload(converged, [checkout])], t0);
+    expect(status).toEqual({
+      observedGeneration: 3,
+      phase: "Delivered",
+      delivery: "envVar",
+      targets: [
+        {
+          kind: "Deployment",
+          name: "web",
+          delivered: true,
+          outcome: "delivered",
+          hash: planWorkload(converged, [checkout]).flagsHash,
+        },
+      ],
+      message: "delivered to 1 workload",
+      conditions: [
+        {
+          type: "Delivered",
+          status: "True",
+          observedGeneration: 3,
+          reason: "Delivered",
+          message: "delivered to 1 workload",
+          lastTransitionTime: "2026-11-22T08:00:00Z",
+        },
+      ],
+    });
+    // The transition time holds while the status does.
+    const again = flagStatus({ ...generation3, status }, [planWorkload(converged, [checkout])], t1);
+    expect(again.conditions?.[0]?.lastTransitionTime).toBe("2026-11-22T08:00:00Z");
+    const pending = flagStatus({ ...generation3, status }, [planWorkload(deployment, [checkout])], t1);
+    expect(pending).toMatchObject({ phase: "Pending", message: "1 of 1 targets not updated yet" });
+    expect(pending.conditions?.[0]).toMatchObject({
+      status: "False",
+      lastTransitionTime: "2026-11-22T09:00:00Z",
+    });
+  });
+
+  it("names the targets in conflict, and the namespace when nothing matches", () => {
+    const degraded = flagStatus(checkout, [planWorkload(conflicting, [checkout])], t0);
+    expect(degraded.phase).toBe("Degraded");
+    expect(degraded.message).toBe(
+      "1 of 1 targets cannot get the flag: Deployment api: container app defines FLAG_CHECKOUT itself; svc does not overwrite it",
+    );
+    expect(flagStatus(checkout, [], t0)).toMatchObject({
+      phase: "NoTargets",
+      message: "no Deployment, StatefulSet or DaemonSet of namespace shop matches the selector",
+      targets: [],
+    });
+  });
+
+  it("is Degraded for a value that cannot be delivered, even without targets", () => {
+    const broken = envFlag("settings", web, { type: "json", defaultValue: "{" });
+    const status = flagStatus(broken, [], t0);
+    expect(status.phase).toBe("Degraded");
+    expect(status.message).toBe(
+      "defaultValue must be valid JSON text for a json flag; the flag is not delivered",
+    );
+  });
+
+  it("lists at most STATUS_TARGETS_MAX targets, problems first, and says how many are left out", () => {
+    const many = Array.from({ length: STATUS_TARGETS_MAX + 5 }, (_, i) =>
+      planWorkload(workload(`w${String(i).padStart(4, "0")}`, { labels: web }), [checkout]),
+    );
+    const bad = planWorkload(
+      workload("zz-conflict", {
+        labels: web,
+        containers: [{ name: "app", env: [{ name: "FLAG_CHECKOUT", value: "x" }] }],
+      }),
+      [checkout],
+    );
+    const status = flagStatus(checkout, [...many, bad], t0);
+    expect(status.targets).toHaveLength(STATUS_TARGETS_MAX);
+    expect(status.targets?.some((t) => t.name === "zz-conflict")).toBe(true);
+    expect(status.message).toMatch(/ \(6 targets not listed\)$/);
   });
 });

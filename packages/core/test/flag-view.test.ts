@@ -214,6 +214,8 @@ describe("validateFlagUpdate and flagUpdate", () => {
     expect(bad.ok ? [] : bad.errors.map((e) => e.field)).toEqual(["colour"]);
     const value = validateFlagUpdate({ ...body, defaultValue: "maybe" }, address);
     expect(value.ok ? [] : value.errors.map((e) => e.field)).toEqual(["defaultValue"]);
+    const both = validateFlagUpdate({ ...body, namespace: "other", defaultValue: "maybe" }, address);
+    expect(both.ok ? [] : both.errors.map((e) => e.field)).toEqual(["namespace", "defaultValue"]);
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { flagMatchesWorkload, selectorMatches } from "../src/index.ts";
+import { flagMatchesWorkload, indexFlags, matchingFlags, selectorMatches } from "../src/index.ts";
 import { envFlag, workload } from "./support/workloads.ts";
 
 const labelKey = fc.constantFrom("app", "tier", "team", "example.com/app", "constructor");
@@ -71,5 +71,34 @@ describe("flagMatchesWorkload", () => {
         "podTemplateLabels",
       );
     }
+  });
+});
+
+describe("matchingFlags over an index", () => {
+  const selector = fc.dictionary(labelKey, labelValue, { minKeys: 1, maxKeys: 3 });
+  const flags = fc.uniqueArray(
+    fc.record({ name: fc.constantFrom("a", "b", "c", "d", "e", "f"), selector, deleting: fc.boolean() }),
+    { selector: (f) => f.name, maxLength: 6 },
+  );
+
+  it("finds exactly the flags the matching rule names, by name, none being deleted", () => {
+    fc.assert(
+      fc.property(flags, labels, labels, (specs, own, template) => {
+        const all = specs.map((s) => {
+          const f = envFlag(s.name, s.selector);
+          if (s.deleting) f.metadata.deletionTimestamp = "2026-11-22T08:00:00Z";
+          return f;
+        });
+        const target = workload("w", { labels: own, templateLabels: template });
+        const expected = all
+          .filter((f) => f.metadata.deletionTimestamp === undefined)
+          .flatMap((flag) => {
+            const matchedBy = flagMatchesWorkload(flag, target);
+            return matchedBy === undefined ? [] : [{ flag, matchedBy }];
+          })
+          .sort((x, y) => (x.flag.metadata.name < y.flag.metadata.name ? -1 : 1));
+        expect(matchingFlags(indexFlags(all), target)).toEqual(expected);
+      }),
+    );
   });
 });

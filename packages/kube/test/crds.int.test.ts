@@ -1,14 +1,17 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import {
   API_GROUP,
   API_VERSION,
   CLUSTER_CONNECTION,
+  clusterConnectionFromRegistration,
+  describeErrors,
   FEATURE_FLAG,
   SYSTEM_NAMESPACE,
+  validateClusterRegistration,
   type FeatureFlagSpec,
 } from "@svc/core";
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ensureNamespace, installCrds } from "../src/index.ts";
 import {
   invalidFlagCases,
@@ -180,6 +183,32 @@ describe("ClusterConnection CRD in the real API server", () => {
       expect(message).toContain(`spec.${c.field.split(".")[0] ?? ""}`);
     },
   );
+
+  it("accepts a registration's ClusterConnection and credentials Secret as core builds them", async () => {
+    const registration = validateClusterRegistration({
+      id: `registered-${suffix}`,
+      displayName: "Registered",
+      apiServer: "https://10.0.0.2:6443",
+      token: "t0k3n",
+      caData: Buffer.from("-----BEGIN CERTIFICATE-----\n").toString("base64"),
+      labels: { region: "eu" },
+    });
+    if (!registration.ok) throw new Error(describeErrors(registration.errors));
+    const { connection, secret } = clusterConnectionFromRegistration(registration.value, SYSTEM_NAMESPACE);
+    if (secret === undefined) throw new Error("an inline token must give a Secret");
+    const core = kc.makeApiClient(CoreV1Api);
+    const { name, namespace, labels, data } = secret;
+    const storedSecret = await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name, labels }, data },
+    });
+    onTestFinished(async () => {
+      await core.deleteNamespacedSecret({ name, namespace });
+    });
+    expect(Buffer.from(storedSecret.data?.["token"] ?? "", "base64").toString()).toBe("t0k3n");
+    const stored = await create(connection.metadata.name, connection.spec);
+    expect(stored.spec).toEqual({ ...connection.spec, resyncPeriod: "300s" });
+  });
 
   it.each(invalidClusterIds)("rejects the cluster id %j", async (id) => {
     const { code, message } = await rejection(create(id, validClusterSpec));
