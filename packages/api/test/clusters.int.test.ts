@@ -121,8 +121,8 @@ describe("a registered cluster", () => {
     expect(reply.text).not.toContain("token");
     const connected = await eventually(
       () => cluster(REMOTE),
-      (c) => c.status === "Connected",
-      "remote connected",
+      (c) => c.status === "Connected" && c.kubernetesVersion !== "",
+      "remote connected and its version read",
       30_000,
     );
     expect(connected.kubernetesVersion).toMatch(/^v1\./);

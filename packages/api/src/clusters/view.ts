@@ -1,42 +1,11 @@
-import {
-  clusterStatus,
-  clusterView,
-  localClusterConnection,
-  type ClusterProbe,
-  type ClusterView,
-} from "@svc/core";
+import { clusterStatus, clusterView, localClusterConnection, type ClusterView } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import type { ApiContext } from "../context.ts";
 
 /**
- * What the API's own connection to a cluster currently sees, as core's probe. The API keeps a
- * live connection to every cluster, so it shows that rather than a status written earlier.
+ * The REST view of a cluster: its ClusterConnection (the local one made up when none exists)
+ * with the status the API's own live connection sees now, decided by core's clusterStatus.
  */
-function probeOf(cluster: ConnectedCluster): ClusterProbe {
-  const health = cluster.health();
-  switch (health.state) {
-    case "ready":
-      return {
-        result: "connected",
-        kubernetesVersion: health.kubernetesVersion ?? "",
-        discoveredWorkloads:
-          cluster.deployments.list().length +
-          cluster.statefulSets.list().length +
-          cluster.daemonSets.list().length,
-      };
-    case "syncing":
-      return {
-        result: "unreachable",
-        message: health.message ?? "connecting: the first read has not finished",
-      };
-    case "unreachable":
-      return { result: "unreachable", message: health.message ?? "the API server does not answer" };
-    case "error":
-      return { result: "misconfigured", message: health.message ?? "the cluster refused the connection" };
-  }
-}
-
-/** The REST view of a cluster: its ClusterConnection (the local one made up when none exists) and its live state. */
 export function clusterViewOf(ctx: ApiContext, cluster: ConnectedCluster): ClusterView {
   const connection =
     cluster.connection ??
@@ -46,8 +15,15 @@ export function clusterViewOf(ctx: ApiContext, cluster: ConnectedCluster): Clust
       systemNamespace: ctx.config.systemNamespace,
     });
   const health = cluster.health();
-  const seen = health.lastSyncTime === undefined ? new Date(ctx.now()) : new Date(health.lastSyncTime);
-  const status = clusterStatus(probeOf(cluster), connection.status, seen);
-  const view = clusterView({ ...connection, status }, ctx.config.clusterId);
-  return { ...view, local: cluster.local };
+  const workloads =
+    cluster.deployments.list().length + cluster.statefulSets.list().length + cluster.daemonSets.list().length;
+  const status = clusterStatus(
+    {
+      health,
+      discoveredWorkloads: health.state === "ready" ? workloads : undefined,
+      previous: connection.status,
+    },
+    new Date(ctx.now()),
+  );
+  return { ...clusterView({ ...connection, status }, ctx.config.clusterId), local: cluster.local };
 }

@@ -1,10 +1,12 @@
 import {
   DiscoveredWorkload,
   discoveredWorkload,
+  indexFlags,
   visibleNamespaces,
   WORKLOAD_KINDS,
   WorkloadDetail,
   workloadDetail,
+  type FlagIndex,
 } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyInstance } from "fastify";
@@ -68,10 +70,20 @@ export function workloadRoutes(ctx: ApiContext) {
       async (request) => {
         const cluster = await readyCluster(ctx, request.params.id);
         const visible = new Set(namespacesOf(ctx, cluster));
+        // Each namespace's flags are indexed once, not once per workload.
+        const indexes = new Map<string, FlagIndex>();
+        const flagsOf = (namespace: string): FlagIndex => {
+          let index = indexes.get(namespace);
+          if (index === undefined) {
+            index = indexFlags(cluster.flags.list(namespace));
+            indexes.set(namespace, index);
+          }
+          return index;
+        };
         return workloadsOf(cluster, request.query.namespace)
           .filter((workload) => visible.has(workload.object.metadata?.namespace ?? ""))
           .map((workload) =>
-            discoveredWorkload(cluster.id, workload, cluster.flags.list(workload.object.metadata?.namespace)),
+            discoveredWorkload(cluster.id, workload, flagsOf(workload.object.metadata?.namespace ?? "")),
           );
       },
     );
