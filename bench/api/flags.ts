@@ -8,20 +8,19 @@
 //     the same kube-apiserver.
 //
 //   node bench/api/flags.ts [--flags 5000] [--duration 10] [--writes 200]
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
-import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
+import { ensureNamespace, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { autocannon, percentile, timeSequential } from "../support/autocannon.ts";
+import { loginAdmin, startSvcApi } from "../support/svc-api.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const ADMIN_PASSWORD = "bench-admin-password";
 const FLAGS_PER_NAMESPACE = 50;
 const { values: args } = parseArgs({
   options: {
@@ -67,42 +66,6 @@ async function seedFlags(kc: KubeConfig, count: number): Promise<void> {
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-async function startApi(kubeconfigPath: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freeLoopbackPort();
-  const child = spawn(
-    "taskset",
-    ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "api"],
-    {
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfigPath,
-        SVC_API_HOST: "127.0.0.1",
-        SVC_API_PORT: String(port),
-        SVC_METRICS_PORT: "0",
-        SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
-        SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        SVC_LOG_LEVEL: "info",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (
-    (await fetch(`${url}/healthz`).then(
-      (r) => r.status,
-      () => 0,
-    )) !== 200
-  ) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error("svc api did not start");
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, url };
-}
-
 async function call(
   url: string,
   token: string,
@@ -138,16 +101,9 @@ try {
   ]);
   process.stderr.write(`seeded ${totalFlags} flags in ${Math.round(performance.now() - seedStart)} ms\n`);
 
-  api = await startApi(hub.kubeconfigPath, dir);
+  api = await startSvcApi({ KUBECONFIG: hub.kubeconfigPath, SVC_DATABASE_PATH: join(dir, "svc.sqlite") });
   const { url } = api;
-  const login = (await (
-    await fetch(`${url}/api/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
-    })
-  ).json()) as { token: string };
-  const token = login.token;
+  const token = await loginAdmin(url);
   await call(url, token, "POST", "/api/v1/clusters", {
     id: "second",
     displayName: "second",
