@@ -1,10 +1,12 @@
 // The cluster registry against two real control planes: the shared one is the hub (and the
 // local cluster), a second one started here is the registered remote cluster.
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { get } from "node:https";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   ClusterRegistry,
   ClusterUnavailableError,
@@ -388,3 +390,61 @@ async function flagWatches(): Promise<number> {
     )
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
 }
+
+describe("ClusterRegistry.close", () => {
+  it("leaves no watch, timer or socket behind: the process that closed it ends by itself", async () => {
+    const namespace = await testNamespace(hub, "registry-close");
+    // A cluster that cannot be reached keeps a back-off pending: close() must end it too.
+    await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: CLUSTER_CONNECTION.plural,
+      namespace,
+      body: {
+        apiVersion: API_GROUP_VERSION,
+        kind: CLUSTER_CONNECTION.kind,
+        metadata: { name: "nowhere" },
+        spec: {
+          displayName: "nowhere",
+          apiServer: "https://127.0.0.1:1",
+          authMethod: "kubeconfig",
+          credentialRef: { name: "nowhere", key: "kubeconfig" },
+        },
+      },
+    });
+    await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: "nowhere" }, stringData: { kubeconfig: remoteKubeconfig } },
+    });
+    const child = spawn(
+      process.execPath,
+      [join(import.meta.dirname, "fixtures/registry-start-close.ts"), inject("kubeconfigPath"), namespace],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      const code = await eventually(
+        () =>
+          Promise.race([
+            exited,
+            new Promise<undefined>((r) =>
+              setTimeout(() => {
+                r(undefined);
+              }, 100),
+            ),
+          ]),
+        (c) => c !== undefined,
+        "the process to end by itself after close()",
+        45_000,
+      );
+      expect(output).toBe("closed\n");
+      expect(code).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
