@@ -1,12 +1,10 @@
 // The cluster registry against two real control planes: the shared one is the hub (and the
 // local cluster), a second one started here is the registered remote cluster.
-import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { get } from "node:https";
+import { createServer, type AddressInfo } from "node:net";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ClusterRegistry,
   ClusterUnavailableError,
@@ -16,11 +14,21 @@ import {
   type FeatureFlagResource,
 } from "@svc/kube";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
-import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
+import {
+  apiServerWatches,
+  clusterIn,
+  connectionsApi,
+  createFlag,
+  createNamespace,
+  flagResource,
+  flagsApi,
+  healthOf,
+  registerCluster,
+  workload,
+} from "./support/registry.ts";
 
 const hub = testKubeConfig();
-const flagsApi = { group: API_GROUP, version: API_VERSION, plural: FEATURE_FLAG.plural };
 let remote: LocalControlPlane;
 let remoteKc: KubeConfig;
 let remoteKubeconfig: string;
@@ -50,78 +58,16 @@ afterAll(async () => {
   await remote.stop();
 });
 
-/** A ClusterConnection (and its Secret) in the hub, as `svc` users register clusters. */
-async function register(id: string, spec: Record<string, unknown>, secret?: Record<string, string>) {
-  const core = hub.makeApiClient(CoreV1Api);
-  if (secret !== undefined)
-    await core.createNamespacedSecret({
-      namespace: systemNamespace,
-      body: { metadata: { name: `svc-cluster-${id}` }, stringData: secret },
-    });
-  await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: CLUSTER_CONNECTION.plural,
-    namespace: systemNamespace,
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: CLUSTER_CONNECTION.kind,
-      metadata: { name: id },
-      spec: {
-        displayName: id,
-        apiServer: remote.server,
-        ...(secret?.["kubeconfig"] === undefined ? {} : { authMethod: "kubeconfig" }),
-        ...(secret === undefined
-          ? {}
-          : { credentialRef: { name: `svc-cluster-${id}`, key: Object.keys(secret)[0] } }),
-        ...spec,
-      },
-    },
-  });
+function register(id: string, spec: Record<string, unknown>, secret?: Record<string, string>) {
+  return registerCluster(hub, systemNamespace, id, { apiServer: remote.server, ...spec }, secret);
 }
 
-async function connected(id: string): Promise<ConnectedCluster> {
-  return eventually(
-    () => Promise.resolve(registry.get(id)),
-    (cluster) => cluster !== undefined,
-    `cluster ${id} in the registry`,
-  ) as Promise<ConnectedCluster>;
+function connected(id: string): Promise<ConnectedCluster> {
+  return clusterIn(registry, id);
 }
 
-async function healthOf(cluster: ConnectedCluster, state: string) {
-  return eventually(
-    () => Promise.resolve(cluster.health()),
-    (health) => health.state === state,
-    `cluster ${cluster.id} ${state}`,
-    30_000,
-  );
-}
-
-function flag(name: string): FeatureFlagResource {
-  return {
-    apiVersion: API_GROUP_VERSION,
-    kind: FEATURE_FLAG.kind,
-    metadata: { name },
-    spec: validFlagSpec,
-  } as FeatureFlagResource;
-}
-
-async function createFlag(kc: KubeConfig, namespace: string, name: string): Promise<FeatureFlagResource> {
-  return (await kc
-    .makeApiClient(CustomObjectsApi)
-    .createNamespacedCustomObject({ ...flagsApi, namespace, body: flag(name) })) as FeatureFlagResource;
-}
-
-async function remoteNamespace(name: string): Promise<string> {
-  await remoteKc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
-function workloads(name: string) {
-  const labels = { app: name };
-  const template = { metadata: { labels }, spec: { containers: [{ name: "app", image: "nginx" }] } };
-  const spec = { selector: { matchLabels: labels }, template };
-  return { metadata: { name, labels }, spec };
+function remoteNamespace(name: string): Promise<string> {
+  return createNamespace(remoteKc, name);
 }
 
 describe("the local cluster", () => {
@@ -151,12 +97,12 @@ describe("a cluster registered with a kubeconfig Secret", () => {
   it("is picked up at run time and caches its workloads, flags and namespaces", async () => {
     const namespace = await remoteNamespace("shop");
     const apps = remoteKc.makeApiClient(AppsV1Api);
-    await apps.createNamespacedDeployment({ namespace, body: workloads("web") });
+    await apps.createNamespacedDeployment({ namespace, body: workload("web") });
     await apps.createNamespacedStatefulSet({
       namespace,
-      body: { ...workloads("db"), spec: { ...workloads("db").spec, serviceName: "db" } },
+      body: { ...workload("db"), spec: { ...workload("db").spec, serviceName: "db" } },
     });
-    await apps.createNamespacedDaemonSet({ namespace, body: workloads("agent") });
+    await apps.createNamespacedDaemonSet({ namespace, body: workload("agent") });
     await createFlag(remoteKc, namespace, "new-checkout");
     await register("east", {}, { kubeconfig: remoteKubeconfig });
 
@@ -227,7 +173,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     const created = (await cluster.customObjects.createNamespacedCustomObject({
       ...flagsApi,
       namespace,
-      body: flag("mine"),
+      body: flagResource("mine"),
     })) as FeatureFlagResource;
     const updated = (await cluster.customObjects.patchNamespacedCustomObject({
       ...flagsApi,
@@ -290,17 +236,39 @@ describe("a registered cluster's life", () => {
     );
   });
 
+  it("bounds every call: an API server that accepts connections but never answers is unreachable, not a hang", async () => {
+    const silent = createServer(() => undefined);
+    silent.listen(0, "127.0.0.1");
+    await once(silent, "listening");
+    const { port } = silent.address() as AddressInfo;
+    try {
+      await register(
+        "silent",
+        { apiServer: `https://127.0.0.1:${port}`, authMethod: "serviceaccount" },
+        { token: "t" },
+      );
+      const cluster = await connected("silent");
+      expect((await healthOf(cluster, "unreachable")).message).toMatch(/did not answer/);
+      const call = cluster.core.listNamespace().then(
+        () => "answered",
+        (error: unknown) => (error as Error).name,
+      );
+      expect(await call).toBe("TimeoutError");
+    } finally {
+      silent.close();
+    }
+  });
+
   it("stops its informers when its ClusterConnection is deleted", async () => {
     const namespace = await remoteNamespace("removed");
     await register("removed", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
     await register("witness", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
     const [cluster, witness] = await Promise.all([connected("removed"), connected("witness")]);
     await Promise.all([cluster.whenSynced(30_000), witness.whenSynced(30_000)]);
+    const flagWatches = () => apiServerWatches(remoteKc, "featureflags");
     const watchesBefore = await flagWatches();
     await hub.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: CLUSTER_CONNECTION.plural,
+      ...connectionsApi,
       namespace: systemNamespace,
       name: "removed",
     });
@@ -362,89 +330,5 @@ describe("a registered cluster's life", () => {
     expect((await healthOf(await connected("no-secret"), "error")).message).toMatch(
       /Secret absent not found/,
     );
-  });
-});
-
-/** How many watches of FeatureFlags the remote API server is serving. */
-async function flagWatches(): Promise<number> {
-  const ca = Buffer.from(remoteKc.getCurrentCluster()?.caData ?? "", "base64");
-  const token = remoteKc.getCurrentUser()?.token ?? "";
-  const text = await new Promise<string>((resolve, reject) => {
-    get(`${remote.server}/metrics`, { ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.setEncoding("utf8");
-      let body = "";
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => {
-        resolve(body);
-      });
-    }).on("error", reject);
-  });
-  // One line per scope (namespace, cluster) and component: add them up.
-  return text
-    .split("\n")
-    .filter(
-      (l) =>
-        l.startsWith("apiserver_longrunning_requests{") &&
-        l.includes('resource="featureflags"') &&
-        l.includes('verb="WATCH"'),
-    )
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-}
-
-describe("ClusterRegistry.close", () => {
-  it("leaves no watch, timer or socket behind: the process that closed it ends by itself", async () => {
-    const namespace = await testNamespace(hub, "registry-close");
-    // A cluster that cannot be reached keeps a back-off pending: close() must end it too.
-    await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: CLUSTER_CONNECTION.plural,
-      namespace,
-      body: {
-        apiVersion: API_GROUP_VERSION,
-        kind: CLUSTER_CONNECTION.kind,
-        metadata: { name: "nowhere" },
-        spec: {
-          displayName: "nowhere",
-          apiServer: "https://127.0.0.1:1",
-          authMethod: "kubeconfig",
-          credentialRef: { name: "nowhere", key: "kubeconfig" },
-        },
-      },
-    });
-    await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
-      namespace,
-      body: { metadata: { name: "nowhere" }, stringData: { kubeconfig: remoteKubeconfig } },
-    });
-    const child = spawn(
-      process.execPath,
-      [join(import.meta.dirname, "fixtures/registry-start-close.ts"), inject("kubeconfigPath"), namespace],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    try {
-      const code = await eventually(
-        () =>
-          Promise.race([
-            exited,
-            new Promise<undefined>((r) =>
-              setTimeout(() => {
-                r(undefined);
-              }, 100),
-            ),
-          ]),
-        (c) => c !== undefined,
-        "the process to end by itself after close()",
-        45_000,
-      );
-      expect(output).toBe("closed\n");
-      expect(code).toBe(0);
-    } finally {
-      child.kill("SIGKILL");
-    }
   });
 });
