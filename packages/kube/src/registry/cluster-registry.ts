@@ -95,6 +95,9 @@ export class ClusterRegistry {
       ...common,
       description: `list Secrets in ${systemNamespace}`,
       path: `/api/v1/namespaces/${systemNamespace}/secrets`,
+      // Helm keeps each release of a chart installed in svc-system as a Secret of up to 1 MiB:
+      // never credentials, not worth caching.
+      fieldSelector: "type!=helm.sh/release.v1",
       store: this.#secrets,
       decode: (raw) => raw as SecretJson,
       onOutcome: () => {

@@ -14,6 +14,8 @@ export interface ReflectorOptions<T extends ObjectWithMeta> {
   transport: ClusterTransport;
   /** Collection path, e.g. /apis/apps/v1/namespaces/shop/deployments. */
   path: string;
+  /** A fieldSelector for list and watch alike. */
+  fieldSelector?: string;
   /** Namespace the path is restricted to (what a relist replaces); undefined for all. */
   namespace: string | undefined;
   store: ObjectStore<T>;
@@ -110,7 +112,7 @@ export class Reflector<T extends ObjectWithMeta> {
     do {
       const page = (await transport.getJson(
         path,
-        { limit: PAGE_SIZE, continue: continueToken },
+        { limit: PAGE_SIZE, continue: continueToken, fieldSelector: this.#options.fieldSelector },
         requestTimeoutMs,
         this.#stopping.signal,
       )) as ListPage;
@@ -143,6 +145,7 @@ export class Reflector<T extends ObjectWithMeta> {
     };
     feedWatchdog();
     const query = {
+      fieldSelector: this.#options.fieldSelector,
       resourceVersion: from,
       allowWatchBookmarks: true,
       timeoutSeconds: Math.floor(MIN_WATCH_SECONDS * (1 + random())),
