@@ -1,6 +1,7 @@
 // When to retry a cluster after a failure: exponential back-off with jitter (so the watches of
 // many clusters and kinds do not retry in step after an outage), capped. Pure: the random
-// number is passed in.
+// number is passed in. Imports nothing, and is exported alone as `@svc/kube/backoff` so that
+// processes which must stay small (the sidecar) can use it without loading client-node.
 
 export interface BackoffPolicy {
   initialMs: number;

@@ -1,128 +1,28 @@
 // The cluster registry against two real control planes: the shared one is the hub (and the
 // local cluster), a second one started here is the registered remote cluster.
-import { readFile } from "node:fs/promises";
-import { get } from "node:https";
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
+import { AppsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ClusterRegistry,
-  ClusterUnavailableError,
-  installCrds,
-  type ClusterRegistryEvent,
-  type ConnectedCluster,
-  type FeatureFlagResource,
-} from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
-import { validFlagSpec } from "../../../test/support/flag-cases.ts";
+import type { FeatureFlagResource } from "@svc/kube";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
+import { connectionsApi, createFlag, flagResource, flagsApi, workload } from "./support/registry.ts";
+import { startRegistryTestBed, type RegistryTestBed } from "./support/registry-test-bed.ts";
 
 const hub = testKubeConfig();
-const flagsApi = { group: API_GROUP, version: API_VERSION, plural: FEATURE_FLAG.plural };
-let remote: LocalControlPlane;
-let remoteKc: KubeConfig;
-let remoteKubeconfig: string;
-/** This file's stand-in for svc-system, so other test files' ClusterConnections stay out of view. */
-let systemNamespace: string;
-let registry: ClusterRegistry;
-const events: ClusterRegistryEvent[] = [];
+let bed: RegistryTestBed;
 
 beforeAll(async () => {
-  [remote] = await Promise.all([startLocalControlPlane(), installCrds(hub)]);
-  remoteKc = remote.kubeConfig();
-  remoteKubeconfig = await readFile(remote.kubeconfigPath, "utf8");
-  await installCrds(remoteKc);
-  systemNamespace = await testNamespace(hub, "registry-system");
-  registry = await ClusterRegistry.start({
-    hubKubeConfig: hub,
-    systemNamespace,
-    localClusterId: "hub",
-    requestTimeoutMs: 2000,
-    probeIntervalMs: 500,
-  });
-  registry.onChange((event) => events.push(event));
+  bed = await startRegistryTestBed(hub, "registry-system");
 });
 
 afterAll(async () => {
-  await registry.close();
-  await remote.stop();
+  await bed.stop();
 });
-
-/** A ClusterConnection (and its Secret) in the hub, as `svc` users register clusters. */
-async function register(id: string, spec: Record<string, unknown>, secret?: Record<string, string>) {
-  const core = hub.makeApiClient(CoreV1Api);
-  if (secret !== undefined)
-    await core.createNamespacedSecret({
-      namespace: systemNamespace,
-      body: { metadata: { name: `svc-cluster-${id}` }, stringData: secret },
-    });
-  await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: CLUSTER_CONNECTION.plural,
-    namespace: systemNamespace,
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: CLUSTER_CONNECTION.kind,
-      metadata: { name: id },
-      spec: {
-        displayName: id,
-        apiServer: remote.server,
-        ...(secret?.["kubeconfig"] === undefined ? {} : { authMethod: "kubeconfig" }),
-        ...(secret === undefined
-          ? {}
-          : { credentialRef: { name: `svc-cluster-${id}`, key: Object.keys(secret)[0] } }),
-        ...spec,
-      },
-    },
-  });
-}
-
-async function connected(id: string): Promise<ConnectedCluster> {
-  return eventually(
-    () => Promise.resolve(registry.get(id)),
-    (cluster) => cluster !== undefined,
-    `cluster ${id} in the registry`,
-  ) as Promise<ConnectedCluster>;
-}
-
-async function healthOf(cluster: ConnectedCluster, state: string) {
-  return eventually(
-    () => Promise.resolve(cluster.health()),
-    (health) => health.state === state,
-    `cluster ${cluster.id} ${state}`,
-    30_000,
-  );
-}
-
-/** The body of a create: the API server adds the namespace and the rest of the metadata. */
-function flag(name: string) {
-  return { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name }, spec: validFlagSpec };
-}
-
-async function createFlag(kc: KubeConfig, namespace: string, name: string): Promise<FeatureFlagResource> {
-  return (await kc
-    .makeApiClient(CustomObjectsApi)
-    .createNamespacedCustomObject({ ...flagsApi, namespace, body: flag(name) })) as FeatureFlagResource;
-}
-
-async function remoteNamespace(name: string): Promise<string> {
-  await remoteKc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
-function workloads(name: string) {
-  const labels = { app: name };
-  const template = { metadata: { labels }, spec: { containers: [{ name: "app", image: "nginx" }] } };
-  const spec = { selector: { matchLabels: labels }, template };
-  return { metadata: { name, labels }, spec };
-}
 
 describe("the local cluster", () => {
   it("appears under localClusterId without any registration, first in the list, and reads the hub", async () => {
-    const local = registry.get("hub");
+    const local = bed.registry.get("hub");
     expect(local?.local).toBe(true);
-    expect(registry.list()[0]?.id).toBe("hub");
+    expect(bed.registry.list()[0]?.id).toBe("hub");
     expect(local?.connection).toBeUndefined();
     await local?.whenSynced(10_000);
     expect(local?.health().state).toBe("ready");
@@ -143,19 +43,19 @@ describe("the local cluster", () => {
 
 describe("a cluster registered with a kubeconfig Secret", () => {
   it("is picked up at run time and caches its workloads, flags and namespaces", async () => {
-    const namespace = await remoteNamespace("shop");
-    const apps = remoteKc.makeApiClient(AppsV1Api);
-    await apps.createNamespacedDeployment({ namespace, body: workloads("web") });
+    const namespace = await bed.remoteNamespace("shop");
+    const apps = bed.remoteKc.makeApiClient(AppsV1Api);
+    await apps.createNamespacedDeployment({ namespace, body: workload("web") });
     await apps.createNamespacedStatefulSet({
       namespace,
-      body: { ...workloads("db"), spec: { ...workloads("db").spec, serviceName: "db" } },
+      body: { ...workload("db"), spec: { ...workload("db").spec, serviceName: "db" } },
     });
-    await apps.createNamespacedDaemonSet({ namespace, body: workloads("agent") });
-    await createFlag(remoteKc, namespace, "new-checkout");
-    await register("east", {}, { kubeconfig: remoteKubeconfig });
+    await apps.createNamespacedDaemonSet({ namespace, body: workload("agent") });
+    await createFlag(bed.remoteKc, namespace, "new-checkout");
+    await bed.register("east", {}, { kubeconfig: bed.remoteKubeconfig });
 
-    const east = await connected("east");
-    expect(events).toContainEqual({ type: "added", id: "east" });
+    const east = await bed.connected("east");
+    expect(bed.events).toContainEqual({ type: "added", id: "east" });
     await east.whenSynced(30_000);
     expect(east.local).toBe(false);
     expect(east.connection?.spec.displayName).toBe("east");
@@ -165,27 +65,23 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     expect(east.flags.get(namespace, "new-checkout")?.spec.type).toBe("boolean");
     expect(east.namespaces.get("", namespace)).toBeDefined();
     // The remote's flag is not in the local cluster's cache, nor the other way round.
-    expect(registry.get("hub")?.flags.get(namespace, "new-checkout")).toBeUndefined();
-    expect(
-      registry
-        .list()
-        .map((c) => c.id)
-        .indexOf("east"),
-    ).toBeGreaterThan(0);
+    expect(bed.registry.get("hub")?.flags.get(namespace, "new-checkout")).toBeUndefined();
+    expect(bed.registry.list().map((c) => c.id)).toContain("east");
+    expect(bed.registry.list()[0]?.id).toBe("hub");
   });
 
   it("shows a FeatureFlag applied directly, and forgets one deleted directly", async () => {
-    const namespace = await remoteNamespace("direct");
-    await register("direct", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
-    const cluster = await connected("direct");
+    const namespace = await bed.remoteNamespace("direct");
+    await bed.register("direct", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
+    const cluster = await bed.connected("direct");
     await cluster.whenSynced(30_000);
-    await createFlag(remoteKc, namespace, "applied");
+    await createFlag(bed.remoteKc, namespace, "applied");
     await eventually(
       () => Promise.resolve(cluster.flags.get(namespace, "applied")),
       (f) => f !== undefined,
       "the applied flag",
     );
-    await remoteKc
+    await bed.remoteKc
       .makeApiClient(CustomObjectsApi)
       .deleteNamespacedCustomObject({ ...flagsApi, namespace, name: "applied" });
     await eventually(
@@ -196,10 +92,16 @@ describe("a cluster registered with a kubeconfig Secret", () => {
   });
 
   it("restricts its caches to spec.namespaces", async () => {
-    const [inside, outside] = await Promise.all([remoteNamespace("inside"), remoteNamespace("outside")]);
-    await Promise.all([createFlag(remoteKc, inside, "seen"), createFlag(remoteKc, outside, "unseen")]);
-    await register("restricted", { namespaces: [inside] }, { kubeconfig: remoteKubeconfig });
-    const cluster = await connected("restricted");
+    const [inside, outside] = await Promise.all([
+      bed.remoteNamespace("inside"),
+      bed.remoteNamespace("outside"),
+    ]);
+    await Promise.all([
+      createFlag(bed.remoteKc, inside, "seen"),
+      createFlag(bed.remoteKc, outside, "unseen"),
+    ]);
+    await bed.register("restricted", { namespaces: [inside] }, { kubeconfig: bed.remoteKubeconfig });
+    const cluster = await bed.connected("restricted");
     await cluster.whenSynced(30_000);
     expect(cluster.scannedNamespaces).toEqual([inside]);
     expect(cluster.flags.list().map((f) => `${f.metadata.namespace}/${f.metadata.name}`)).toEqual([
@@ -208,10 +110,32 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     expect(cluster.namespaces.list().map((n) => n.metadata?.name)).toEqual([inside]);
   });
 
+  it("follows a change of spec.namespaces without a restart", async () => {
+    const [first, second] = await Promise.all([bed.remoteNamespace("first"), bed.remoteNamespace("second")]);
+    await Promise.all([createFlag(bed.remoteKc, first, "one"), createFlag(bed.remoteKc, second, "two")]);
+    await bed.register("moving", { namespaces: [first] }, { kubeconfig: bed.remoteKubeconfig });
+    const before = await bed.connected("moving");
+    await before.whenSynced(30_000);
+    await hub.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject({
+      ...connectionsApi,
+      namespace: bed.systemNamespace,
+      name: "moving",
+      body: [{ op: "replace", path: "/spec/namespaces", value: [first, second] }],
+    });
+    const after = await eventually(
+      () => Promise.resolve(bed.registry.get("moving")),
+      (cluster) => cluster !== before,
+      "the connection to follow its new namespaces",
+    );
+    expect(bed.events).toContainEqual({ type: "changed", id: "moving" });
+    await after?.whenSynced(30_000);
+    expect(after?.flags.list().map((f) => f.metadata.name)).toEqual(["one", "two"]);
+  });
+
   it("shows the writer its own write at once, and an older version never replaces it", async () => {
-    const namespace = await remoteNamespace("writes");
-    await register("writes", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
-    const cluster = await connected("writes");
+    const namespace = await bed.remoteNamespace("writes");
+    await bed.register("writes", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
+    const cluster = await bed.connected("writes");
     await cluster.whenSynced(30_000);
     const seen: string[] = [];
     cluster.flags.onEvent((e) => {
@@ -221,7 +145,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     const created = (await cluster.customObjects.createNamespacedCustomObject({
       ...flagsApi,
       namespace,
-      body: flag("mine"),
+      body: flagResource("mine"),
     })) as FeatureFlagResource;
     const updated = (await cluster.customObjects.patchNamespacedCustomObject({
       ...flagsApi,
@@ -236,7 +160,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
       updated.metadata.resourceVersion,
     );
     // A flag written after both: once the watch delivers it, it has delivered the two writes too.
-    await createFlag(remoteKc, namespace, "marker");
+    await createFlag(bed.remoteKc, namespace, "marker");
     await eventually(
       () => Promise.resolve(cluster.flags.get(namespace, "marker")),
       (f) => f !== undefined,
@@ -249,138 +173,3 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     expect(seen.slice(updatedAt + 1)).toEqual([]);
   });
 });
-
-describe("a registered cluster's life", () => {
-  it("turns unreachable when its API server stops, while the local cluster still reads, and recovers alone", async () => {
-    const namespace = await remoteNamespace("outage");
-    await register("outage", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
-    const cluster = await connected("outage");
-    await cluster.whenSynced(30_000);
-    await remote.stopApiServer();
-    try {
-      const down = await healthOf(cluster, "unreachable");
-      expect(down.message).toMatch(/API server/);
-      await expect(cluster.whenSynced(10_000)).rejects.toBeInstanceOf(ClusterUnavailableError);
-      expect(events).toContainEqual({ type: "health", id: "outage" });
-      const local = registry.get("hub");
-      await local?.whenSynced(10_000);
-      const hubNamespace = await testNamespace(hub, "registry-during-outage");
-      await createFlag(hub, hubNamespace, "still-served");
-      await eventually(
-        () => Promise.resolve(local?.flags.get(hubNamespace, "still-served")),
-        (f) => f !== undefined,
-        "a hub flag while the remote is down",
-      );
-    } finally {
-      await remote.startApiServer();
-    }
-    await healthOf(cluster, "ready");
-    await cluster.whenSynced(10_000);
-    await createFlag(remoteKc, namespace, "after-outage");
-    await eventually(
-      () => Promise.resolve(cluster.flags.get(namespace, "after-outage")),
-      (f) => f !== undefined,
-      "a flag made after the outage",
-    );
-  });
-
-  it("stops its informers when its ClusterConnection is deleted", async () => {
-    const namespace = await remoteNamespace("removed");
-    await register("removed", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
-    await register("witness", { namespaces: [namespace] }, { kubeconfig: remoteKubeconfig });
-    const [cluster, witness] = await Promise.all([connected("removed"), connected("witness")]);
-    await Promise.all([cluster.whenSynced(30_000), witness.whenSynced(30_000)]);
-    const watchesBefore = await flagWatches();
-    await hub.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: CLUSTER_CONNECTION.plural,
-      namespace: systemNamespace,
-      name: "removed",
-    });
-    await eventually(
-      () => Promise.resolve(registry.get("removed")),
-      (c) => c === undefined,
-      "the cluster gone from the registry",
-    );
-    expect(events).toContainEqual({ type: "removed", id: "removed" });
-    await eventually(flagWatches, (n) => n === watchesBefore - 1, "one watch of flags fewer on the remote");
-    // A flag made now reaches the witness's cache, and no longer the removed cluster's.
-    await createFlag(remoteKc, namespace, "after-removal");
-    await eventually(
-      () => Promise.resolve(witness.flags.get(namespace, "after-removal")),
-      (f) => f !== undefined,
-      "the witness seeing the flag",
-    );
-    expect(cluster.flags.get(namespace, "after-removal")).toBeUndefined();
-  });
-
-  it("reports rejected credentials as an error, and reconnects when the Secret is fixed", async () => {
-    const wrongToken = remoteKubeconfig.replace(/token: "?[0-9a-f]{64}"?/, 'token: "0000"');
-    expect(wrongToken).not.toBe(remoteKubeconfig);
-    await register("bad-token", {}, { kubeconfig: wrongToken });
-    const cluster = await connected("bad-token");
-    const health = await healthOf(cluster, "error");
-    expect(health.message).toMatch(/401/);
-    expect(health.message).not.toContain("0000");
-    await expect(cluster.whenSynced(5000)).rejects.toBeInstanceOf(ClusterUnavailableError);
-    await hub.makeApiClient(CoreV1Api).replaceNamespacedSecret({
-      namespace: systemNamespace,
-      name: "svc-cluster-bad-token",
-      body: { metadata: { name: "svc-cluster-bad-token" }, stringData: { kubeconfig: remoteKubeconfig } },
-    });
-    await eventually(
-      () => Promise.resolve(registry.get("bad-token")),
-      (c) => c !== cluster,
-      "a new connection",
-    );
-    expect(events).toContainEqual({ type: "changed", id: "bad-token" });
-    await registry.get("bad-token")?.whenSynced(30_000);
-  });
-
-  it("refuses a kubeconfig that runs an exec plugin, and a missing Secret, with a clear message", async () => {
-    const exec = [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]",
-      "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/false}}}]",
-      "contexts: [{name: x, context: {cluster: c, user: u}}]",
-      "current-context: x",
-    ].join("\n");
-    await register("exec", { authMethod: "kubeconfig" }, { kubeconfig: exec });
-    expect((await healthOf(await connected("exec"), "error")).message).toMatch(/exec credential plugin/);
-    await register("no-secret", {
-      authMethod: "serviceaccount",
-      credentialRef: { name: "absent", key: "token" },
-    });
-    expect((await healthOf(await connected("no-secret"), "error")).message).toMatch(
-      /Secret absent not found/,
-    );
-  });
-});
-
-/** How many watches of FeatureFlags the remote API server is serving. */
-async function flagWatches(): Promise<number> {
-  const ca = Buffer.from(remoteKc.getCurrentCluster()?.caData ?? "", "base64");
-  const token = remoteKc.getCurrentUser()?.token ?? "";
-  const text = await new Promise<string>((resolve, reject) => {
-    get(`${remote.server}/metrics`, { ca, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.setEncoding("utf8");
-      let body = "";
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => {
-        resolve(body);
-      });
-    }).on("error", reject);
-  });
-  // One line per scope (namespace, cluster) and component: add them up.
-  return text
-    .split("\n")
-    .filter(
-      (l) =>
-        l.startsWith("apiserver_longrunning_requests{") &&
-        l.includes('resource="featureflags"') &&
-        l.includes('verb="WATCH"'),
-    )
-    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-}

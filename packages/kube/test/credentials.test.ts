@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clusterCredentials } from "../src/registry/credentials.ts";
+import { clusterCredentials, connectionFingerprint } from "../src/registry/credentials.ts";
 import type { ClusterConnectionResource, SecretJson } from "../src/registry/types.ts";
 
 const SECRET_TOKEN = "s3cr3t-token-value";
@@ -118,5 +118,46 @@ describe("clusterCredentials", () => {
     const withoutRef = connection("serviceaccount");
     delete withoutRef.spec.credentialRef;
     expect(message(clusterCredentials(withoutRef, undefined))).toMatch(/credentialRef is required/);
+  });
+});
+
+describe("connectionFingerprint", () => {
+  const base = connection("serviceaccount", "token");
+  const creds = secret({ token: SECRET_TOKEN });
+  const fingerprint = connectionFingerprint(false, base, creds);
+
+  it("changes with what the connection depends on: address, method, namespaces, the Secret's key or CA", () => {
+    const changed = [
+      { ...base, spec: { ...base.spec, apiServer: "https://west.example:6443" } },
+      { ...base, spec: { ...base.spec, authMethod: "oidc" as const } },
+      { ...base, spec: { ...base.spec, namespaces: ["shop"] } },
+    ].map((c) => connectionFingerprint(false, c, creds));
+    changed.push(connectionFingerprint(false, base, secret({ token: "rotated" })));
+    changed.push(connectionFingerprint(false, base, secret({ token: SECRET_TOKEN, "ca.crt": "pem" })));
+    changed.push(connectionFingerprint(false, base, undefined));
+    expect(new Set([fingerprint, ...changed]).size).toBe(changed.length + 1);
+  });
+
+  it("stays the same for what does not need a reconnect: display name, labels, status, other Secret keys", () => {
+    const same = {
+      ...base,
+      spec: { ...base.spec, displayName: "renamed", labels: { env: "prod" }, namespaces: [] },
+    };
+    const withStatus = { ...base, status: { phase: "Connected" as const } };
+    expect(connectionFingerprint(false, same, creds)).toBe(fingerprint);
+    expect(connectionFingerprint(false, withStatus, secret({ token: SECRET_TOKEN, unrelated: "x" }))).toBe(
+      fingerprint,
+    );
+    expect(
+      connectionFingerprint(false, { ...base, spec: { ...base.spec, authMethod: undefined } }, creds),
+    ).toBe(connectionFingerprint(false, base, creds));
+  });
+
+  it("ignores the local cluster's address and credentials, which are the process's own", () => {
+    const local = connectionFingerprint(true, undefined, undefined);
+    expect(connectionFingerprint(true, base, creds)).toBe(local);
+    expect(
+      connectionFingerprint(true, { ...base, spec: { ...base.spec, namespaces: ["shop"] } }, creds),
+    ).not.toBe(local);
   });
 });

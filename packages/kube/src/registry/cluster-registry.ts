@@ -1,13 +1,12 @@
 // Every cluster svc manages, connected: the local one through the process's own credentials,
 // and one per ClusterConnection in svc-system of the hub, followed at run time (added, changed
 // in spec or Secret, removed) without a restart.
-import { createHash } from "node:crypto";
-import { KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP_VERSION, CLUSTER_CONNECTION, SYSTEM_NAMESPACE } from "@svc/core";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "../backoff.ts";
 import { waitFor } from "../wait.ts";
 import { ClusterRuntime, type ConnectedCluster } from "./connected-cluster.ts";
-import { clusterCredentials, CA_KEY } from "./credentials.ts";
+import { clusterCredentials, connectionFingerprint, placeholderConfig } from "./credentials.ts";
 import { ObjectStore } from "./informer-cache.ts";
 import { Reflector } from "./reflector.ts";
 import { ClusterTransport } from "./transport.ts";
@@ -96,6 +95,9 @@ export class ClusterRegistry {
       ...common,
       description: `list Secrets in ${systemNamespace}`,
       path: `/api/v1/namespaces/${systemNamespace}/secrets`,
+      // Helm keeps each release of a chart installed in svc-system as a Secret of up to 1 MiB:
+      // never credentials, not worth caching.
+      fieldSelector: "type!=helm.sh/release.v1",
       store: this.#secrets,
       decode: (raw) => raw as SecretJson,
       onOutcome: () => {
@@ -208,7 +210,7 @@ export class ClusterRegistry {
     }
     for (const [id, connection] of desired) {
       const secret = this.#secretOf(connection);
-      const fingerprint = fingerprintOf(id === localClusterId, connection, secret);
+      const fingerprint = connectionFingerprint(id === localClusterId, connection, secret);
       const current = this.#clusters.get(id);
       if (current?.fingerprint === fingerprint) continue;
       if (current !== undefined) this.#closeInBackground(current.runtime);
@@ -284,33 +286,4 @@ export class ClusterRegistry {
       }
     }
   }
-}
-
-/** What a cluster's connection depends on; a change of it reconnects the cluster. A digest: no credential is kept in clear. */
-function fingerprintOf(
-  local: boolean,
-  connection: ClusterConnectionResource | undefined,
-  secret: SecretJson | undefined,
-): string {
-  const spec = connection?.spec;
-  const key = spec?.credentialRef?.key;
-  const relevant = {
-    local,
-    apiServer: local ? undefined : spec?.apiServer,
-    authMethod: spec?.authMethod,
-    credentialRef: spec?.credentialRef,
-    namespaces: spec?.namespaces === undefined ? undefined : [...spec.namespaces].sort(),
-    secret:
-      local || key === undefined
-        ? undefined
-        : [secret === undefined, secret?.data?.[key], secret?.data?.[CA_KEY]],
-  };
-  return createHash("sha256").update(JSON.stringify(relevant)).digest("hex");
-}
-
-/** A client configuration without credentials, for a cluster whose credentials are unusable. */
-function placeholderConfig(id: string, server: string): KubeConfig {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromClusterAndUser({ name: id, server, skipTLSVerify: false }, { name: id });
-  return kubeConfig;
 }

@@ -1,5 +1,6 @@
 // Turns a ClusterConnection and its Secret into a client configuration for the cluster. Pure:
 // the Secret is passed in. Messages name the Secret and key, never their content.
+import { createHash } from "node:crypto";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import type { ClusterConnectionResource, SecretJson } from "./types.ts";
@@ -112,4 +113,35 @@ interface RawKubeconfig {
   contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
   clusters?: { name?: string; cluster?: Record<string, unknown> }[];
   users?: { name?: string; user?: Record<string, unknown> }[];
+}
+
+/** What a cluster's connection depends on; a change of it reconnects the cluster. A digest: no credential is kept in clear. */
+export function connectionFingerprint(
+  local: boolean,
+  connection: ClusterConnectionResource | undefined,
+  secret: SecretJson | undefined,
+): string {
+  const spec = connection?.spec;
+  const key = spec?.credentialRef?.key;
+  const relevant = {
+    local,
+    // The local cluster is always reached with the process's own identity.
+    apiServer: local ? undefined : spec?.apiServer,
+    authMethod: local ? undefined : (spec?.authMethod ?? "serviceaccount"),
+    credentialRef: local ? undefined : spec?.credentialRef,
+    // No namespaces and an empty list both mean all of them.
+    namespaces: spec?.namespaces?.length ? [...spec.namespaces].sort() : undefined,
+    secret:
+      local || key === undefined
+        ? undefined
+        : [secret === undefined, secret?.data?.[key], secret?.data?.[CA_KEY]],
+  };
+  return createHash("sha256").update(JSON.stringify(relevant)).digest("hex");
+}
+
+/** A client configuration without credentials, for a cluster whose credentials are unusable. */
+export function placeholderConfig(id: string, server: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromClusterAndUser({ name: id, server, skipTLSVerify: false }, { name: id });
+  return kubeConfig;
 }

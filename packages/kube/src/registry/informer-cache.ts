@@ -44,10 +44,15 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
   }
 
   list(namespace?: string): readonly T[] {
+    // Not cached for a namespace without objects: callers pass namespaces from requests.
+    if (namespace !== undefined && !this.#byNamespace.has(namespace)) return [];
     const key = namespace ?? ALL;
     let snapshot = this.#snapshots.get(key);
     if (snapshot === undefined) {
-      snapshot = namespace === undefined ? this.#sortedAll() : sortedByName(this.#byNamespace.get(namespace));
+      snapshot =
+        namespace === undefined
+          ? this.#sortedAll()
+          : sortedByName(this.#byNamespace.get(namespace) ?? new Map<string, T>());
       this.#snapshots.set(key, snapshot);
     }
     return snapshot;
@@ -156,8 +161,7 @@ function identity(object: ObjectWithMeta): {
   };
 }
 
-function sortedByName<T extends ObjectWithMeta>(names: Map<string, T> | undefined): readonly T[] {
-  if (names === undefined) return [];
+function sortedByName<T extends ObjectWithMeta>(names: Map<string, T>): readonly T[] {
   return [...names.keys()].sort(byCodePoint).map((name) => names.get(name) as T);
 }
 

@@ -3,9 +3,10 @@
 // restart resumes from a recent resourceVersion instead of relisting), and a watchdog ends a
 // watch that has been silent for longer than bookmarks allow.
 import { setTimeout as sleep } from "node:timers/promises";
-import { backoffDelay, type BackoffPolicy } from "../backoff.ts";
+import type { BackoffPolicy } from "../backoff.ts";
 import { describeFailure, type Failure, type SourceOutcome } from "./health.ts";
 import type { ObjectStore, ObjectWithMeta } from "./informer-cache.ts";
+import { restartAfter, type Ending } from "./restart.ts";
 import { HttpStatusError, type ClusterTransport, type WatchEvent } from "./transport.ts";
 
 export interface ReflectorOptions<T extends ObjectWithMeta> {
@@ -14,6 +15,8 @@ export interface ReflectorOptions<T extends ObjectWithMeta> {
   transport: ClusterTransport;
   /** Collection path, e.g. /apis/apps/v1/namespaces/shop/deployments. */
   path: string;
+  /** A fieldSelector for list and watch alike. */
+  fieldSelector?: string;
   /** Namespace the path is restricted to (what a relist replaces); undefined for all. */
   namespace: string | undefined;
   store: ObjectStore<T>;
@@ -33,8 +36,6 @@ export interface ReflectorOptions<T extends ObjectWithMeta> {
 const PAGE_SIZE = 500;
 /** client-go asks the server to end each watch after a random 5–10 minutes. */
 const MIN_WATCH_SECONDS = 300;
-/** A watch the server ends sooner than this counts as failed (otherwise: a busy loop). */
-const MIN_HEALTHY_WATCH_MS = 1000;
 
 interface ListPage {
   metadata?: { resourceVersion?: string; continue?: string };
@@ -72,32 +73,33 @@ export class Reflector<T extends ObjectWithMeta> {
   }
 
   async #run(): Promise<void> {
-    const { backoff, random } = this.#options;
+    const { backoff, random, description, logger, path } = this.#options;
     let resourceVersion: string | undefined;
     let attempt = 0;
     while (!this.#stopped()) {
+      let ending: Ending;
       try {
-        resourceVersion ??= await this.#list();
+        if (resourceVersion === undefined) {
+          resourceVersion = await this.#list();
+          attempt = 0; // the API server answers again: a later failure starts a new back-off
+        }
         const started = Date.now();
-        resourceVersion = await this.#watch(resourceVersion);
-        if (Date.now() - started < MIN_HEALTHY_WATCH_MS)
-          await this.#pause(backoffDelay(backoff, attempt++, random()));
-        else attempt = 0;
+        const watched = await this.#watch(resourceVersion);
+        resourceVersion = watched.resourceVersion;
+        ending = watched.silent ? { kind: "silent" } : { kind: "closed", durationMs: Date.now() - started };
       } catch (error) {
         if (this.#stopped()) break;
-        const failure =
-          error instanceof Gone ? error.failure : describeFailure(error, this.#options.description);
-        if (failure.kind === "gone") {
-          resourceVersion = undefined;
-          continue;
+        const failure = error instanceof Gone ? error.failure : describeFailure(error, description);
+        if (failure.kind !== "gone") {
+          this.#report(failure);
+          logger.debug({ watch: path, failure: failure.message }, "list/watch failed");
         }
-        this.#report(failure);
-        this.#options.logger.debug(
-          { watch: this.#options.path, failure: failure.message },
-          "list/watch failed",
-        );
-        await this.#pause(backoffDelay(backoff, attempt++, random()));
+        ending = { kind: "failed", failure };
       }
+      const restart = restartAfter(ending, attempt, backoff, random());
+      attempt = restart.attempt;
+      if (restart.listAgain) resourceVersion = undefined;
+      if (restart.delayMs > 0) await this.#pause(restart.delayMs);
     }
   }
 
@@ -110,7 +112,7 @@ export class Reflector<T extends ObjectWithMeta> {
     do {
       const page = (await transport.getJson(
         path,
-        { limit: PAGE_SIZE, continue: continueToken },
+        { limit: PAGE_SIZE, continue: continueToken, fieldSelector: this.#options.fieldSelector },
         requestTimeoutMs,
         this.#stopping.signal,
       )) as ListPage;
@@ -128,8 +130,8 @@ export class Reflector<T extends ObjectWithMeta> {
     return resourceVersion;
   }
 
-  /** Watches until the stream ends; returns the last resourceVersion seen. */
-  async #watch(from: string): Promise<string> {
+  /** Watches until the stream ends; returns the last resourceVersion seen, and whether the watchdog ended it. */
+  async #watch(from: string): Promise<{ resourceVersion: string; silent: boolean }> {
     const { transport, path, requestTimeoutMs, watchdogMs, random } = this.#options;
     let resourceVersion = from;
     const silent = new AbortController();
@@ -143,6 +145,7 @@ export class Reflector<T extends ObjectWithMeta> {
     };
     feedWatchdog();
     const query = {
+      fieldSelector: this.#options.fieldSelector,
       resourceVersion: from,
       allowWatchBookmarks: true,
       timeoutSeconds: Math.floor(MIN_WATCH_SECONDS * (1 + random())),
@@ -156,12 +159,12 @@ export class Reflector<T extends ObjectWithMeta> {
       if (this.#failure !== undefined) this.#report(undefined);
     } catch (error) {
       // A silent watch is restarted from where it was, without counting as a failure.
-      if (silent.signal.aborted && !this.#stopping.signal.aborted) return resourceVersion;
+      if (silent.signal.aborted && !this.#stopping.signal.aborted) return { resourceVersion, silent: true };
       throw error;
     } finally {
       clearTimeout(watchdog);
     }
-    return resourceVersion;
+    return { resourceVersion, silent: false };
   }
 
   /** Applies one event to the cache; returns its resourceVersion. */
