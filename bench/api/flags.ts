@@ -130,8 +130,11 @@ try {
     `| GET ${namespacePath} (50 flags), 50 clients | ${namespaceList.requestsPerSecond} req/s, p50 ${namespaceList.p50Ms} ms, p99 ${namespaceList.p99Ms} ms, ${namespaceList.non2xx} non-2xx | ${ratio(namespaceList.requestsPerSecond, floor.requestsPerSecond)} of /healthz (target ≥ 50 %) |`,
   );
 
+  // The server's side only: the body is received whole but not parsed (a 5,000-flag list is
+  // about 2.5 MB of JSON, which a client takes as long to parse as the server takes to send).
   const fullList = await timeSequential(20, async () => {
-    await call(url, token, "GET", "/api/v1/flags");
+    const reply = await fetch(`${url}/api/v1/flags`, { headers: { authorization: `Bearer ${token}` } });
+    await reply.arrayBuffer();
   });
   rows.push(
     `| GET /api/v1/flags (all ${totalFlags}, 2 clusters), 1 client | p50 ${percentile(fullList, 50).toFixed(1)} ms, p99 ${percentile(fullList, 99).toFixed(1)} ms | target p50 < 50 ms |`,
