@@ -1,25 +1,11 @@
 // When to retry the Kubernetes API after a failure: exponential back-off with jitter (so the
-// sidecars of many pods do not retry in step after an API outage), capped.
+// sidecars of many pods do not retry in step after an API outage), capped: the sidecar's policy
+// and watch-loop decisions over core's back-off.
+import { backoffDelay, type BackoffPolicy } from "@svc/core/backoff";
 
-export interface BackoffPolicy {
-  initialMs: number;
-  maxMs: number;
-  factor: number;
-  /** Fraction of the delay added or removed at random: 0.2 means ±20 %. */
-  jitter: number;
-}
+export { backoffDelay, type BackoffPolicy };
 
 export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 15_000, factor: 2, jitter: 0.2 };
-
-/**
- * The delay before retry number `attempt` (0 for the first retry). `random` is a number in
- * [0, 1), passed in so the schedule is a pure function.
- */
-export function backoffDelay(policy: BackoffPolicy, attempt: number, random: number): number {
-  const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.min(attempt, 64));
-  const withJitter = base * (1 + policy.jitter * (2 * random - 1));
-  return Math.round(Math.min(policy.maxMs, Math.max(0, withJitter)));
-}
 
 /** What the watch loop does after a list or watch failed. */
 export type NextStep = { action: "relist" } | { action: "retry"; delayMs: number };
