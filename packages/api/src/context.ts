@@ -1,4 +1,5 @@
 import type { ApiConfig } from "./config.ts";
+import type { PasswordHashing } from "./auth/passwords.ts";
 import type { SessionStore } from "./auth/sessions.ts";
 import type { LoginThrottle } from "./auth/throttle.ts";
 import type { Metrics } from "./metrics.ts";
@@ -14,6 +15,8 @@ export interface ApiContext {
   audit: AuditRepo;
   sessions: SessionStore;
   throttle: LoginThrottle;
+  /** Every password hash a request causes goes through it (bounded: 503 when busy). */
+  hashing: PasswordHashing;
   metrics: Metrics;
   /** Milliseconds since the epoch; injectable so that tests can pass 24 hours without waiting. */
   now: () => number;

@@ -18,7 +18,7 @@ export function createMetrics() {
     }),
     logins: new Counter({
       name: "svc_api_logins_total",
-      help: "Login attempts by outcome (success, failure, throttled)",
+      help: "Login attempts by outcome (success, failure, throttled, busy)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),

@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { retentionCutoff } from "./audit/query.ts";
 import { installAuditRecorder } from "./audit/recorder.ts";
-import { dummyPasswordHash } from "./auth/passwords.ts";
+import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import type { ApiConfig } from "./config.ts";
@@ -46,6 +46,8 @@ export interface ApiServerOptions {
   now?: () => number;
   /** How long clients may take to send a request (tests shorten them). */
   timeouts?: HttpTimeouts;
+  /** Bounds of the password hashing (docs/api.md "Limits"). */
+  hashing?: HashingLimits;
 }
 
 /** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
@@ -68,6 +70,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     audit: new AuditRepo(store),
     sessions: new SessionStore(now),
     throttle: new LoginThrottle(now),
+    hashing: new PasswordHashing(options.hashing),
     metrics: createMetrics(),
     now,
   };

@@ -12,7 +12,6 @@ import {
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
-import { hashPassword } from "../auth/passwords.ts";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
@@ -73,7 +72,7 @@ export function userRoutes(ctx: ApiContext) {
         if ((await ctx.users.find(username)) !== undefined) {
           throw new HttpError(409, `user ${username} already exists`);
         }
-        const passwordHash = await hashPassword(password);
+        const passwordHash = await ctx.hashing.hash(password);
         const user = await ctx.users.create({ username, role, passwordHash }, isoTime(ctx.now()));
         if (user === undefined) throw new HttpError(409, `user ${username} already exists`);
         request.auditNote = { resourceName: username, details: changedFields({}, { username, role }) };
@@ -99,7 +98,7 @@ export function userRoutes(ctx: ApiContext) {
         if (bodyProblem !== undefined) throw new HttpError(400, bodyProblem);
         refuse(updatePermission(actor, target, request.body));
         checkPassword(password);
-        const passwordHash = password === undefined ? undefined : await hashPassword(password);
+        const passwordHash = password === undefined ? undefined : await ctx.hashing.hash(password);
         const { before, stamp } = await ctx.users.withUserState(target, async (state, writer) => {
           refuse(
             updateDecision(target, role, { targetRole: state.target?.role, adminCount: state.adminCount }),
