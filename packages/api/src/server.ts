@@ -12,7 +12,7 @@ import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts
 import {
   DEFAULT_HTTP_TIMEOUTS,
   httpServerOptions,
-  installResponseHeaders,
+  installRequestBasics,
   type HttpTimeouts,
 } from "./http/protocol.ts";
 import "./http/request.ts";
@@ -76,10 +76,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   };
   try {
     // The dummy hash is made now, so that the first login of an unknown user is not slower.
-    await Promise.all([
-      ensureInitialAdmin(context.users, context.audit, config.adminPassword, now()),
-      dummyPasswordHash(),
-    ]);
+    await Promise.all([ensureInitialAdmin(context.users, config.adminPassword, now()), dummyPasswordHash()]);
   } catch (error) {
     await store.close();
     throw error;
@@ -95,7 +92,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
-  installResponseHeaders(app);
+  installRequestBasics(app);
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);

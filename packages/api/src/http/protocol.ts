@@ -110,9 +110,16 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
   };
 }
 
-/** The security headers and the request id on every response, errors included. */
-export function installResponseHeaders(app: FastifyInstance): void {
+/**
+ * The first hook of every request: the client's address is read while the connection is
+ * surely there, and the security headers and request id go on every response, errors included.
+ */
+export function installRequestBasics(app: FastifyInstance): void {
+  app.decorateRequest("sourceIp", "");
   app.addHook("onRequest", async (request, reply) => {
+    // Undefined when the client has already gone, though Fastify's type says string.
+    const ip: unknown = request.ip;
+    request.sourceIp = typeof ip === "string" ? ip : "";
     void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
   });
 }
