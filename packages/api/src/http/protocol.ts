@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { HttpError } from "./errors.ts";
 
 /** How long a client may take to send a request (docs/api.md "Limits"). */
 export interface HttpTimeouts {
@@ -104,6 +105,8 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
     },
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     requestIdHeader: false as const,
+    // Fastify's own 503 while closing has its own body shape; installRequestBasics answers instead.
+    return503OnClosing: false,
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers["x-request-id"]),
     clientErrorHandler,
     frameworkErrors,
@@ -116,10 +119,21 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
  */
 export function installRequestBasics(app: FastifyInstance): void {
   app.decorateRequest("sourceIp", "");
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onRequest", async (request, reply) => {
     // Undefined when the client has already gone, though Fastify's type says string.
     const ip: unknown = request.ip;
     request.sourceIp = typeof ip === "string" ? ip : "";
     void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
+    // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
+    // goes to another replica: the load balancer retries it.
+    if (closing) {
+      void reply.header("connection", "close");
+      throw new HttpError(503, "the server is shutting down: try again", { "retry-after": "1" });
+    }
   });
 }
