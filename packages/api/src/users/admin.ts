@@ -1,5 +1,5 @@
 import { passwordProblem } from "@svc/core";
-import { hashPassword } from "../auth/passwords.ts";
+import { hashPassword, verifyPassword } from "../auth/passwords.ts";
 import { isoTime } from "../time.ts";
 import type { NewAuditEvent } from "../audit/event.ts";
 import { isUniqueViolation } from "../store/db.ts";
@@ -98,4 +98,10 @@ export async function resetAdminPassword(
     );
     return outcome;
   });
+}
+
+/** Whether `password` is the admin's password now (for `svc dev`'s banner). */
+export async function isAdminPassword(users: UsersRepo, password: string): Promise<boolean> {
+  const admin = await users.find(INITIAL_ADMIN);
+  return admin !== undefined && (await verifyPassword(password, admin.passwordHash));
 }

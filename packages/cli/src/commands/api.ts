@@ -1,4 +1,4 @@
-import { buildApiServer, parseApiConfig } from "@svc/api";
+import { buildApiServer, isAdminPassword, parseApiConfig } from "@svc/api";
 import { join } from "node:path";
 import { describeErrors } from "@svc/core";
 
@@ -47,16 +47,36 @@ export async function runApi(): Promise<void> {
 /** `svc dev`'s fixed development admin password (SPEC.md: the development profile uses one). */
 export const DEV_ADMIN_PASSWORD = "admin-dev-password";
 
-/** The API server for `svc dev`: loopback only, SQLite under `dir`, the fixed admin password. */
-export async function startDevApi(dir: string): Promise<{ url: string; metricsUrl: string }> {
+export interface DevApi {
+  url: string;
+  metricsUrl: string;
+  /** How to log in, for the banner: the admin password in force, when it is the configured one. */
+  adminLogin: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * The API server for `svc dev`: loopback only, SQLite under `dir`, admin's password from
+ * SVC_ADMIN_PASSWORD or the fixed development one. An admin kept from an earlier run keeps its
+ * password, which the banner then does not claim to know.
+ */
+export async function startDevApi(
+  dir: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<DevApi> {
   const config = parseApiConfig({
     SVC_API_HOST: "127.0.0.1",
     SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
     SVC_ADMIN_PASSWORD: DEV_ADMIN_PASSWORD,
     SVC_LOG_LEVEL: "warn",
-    ...process.env,
+    ...env,
   });
   if (!config.ok) throw new Error(`invalid API configuration: ${describeErrors(config.errors)}`);
   const server = await buildApiServer(config.value);
-  return server.listen();
+  const password = config.value.adminPassword ?? DEV_ADMIN_PASSWORD;
+  const adminLogin = (await isAdminPassword(server.context.users, password))
+    ? `user admin, password ${password}`
+    : `user admin, its password from an earlier run in ${dir} (svc reset-admin-password sets one)`;
+  const urls = await server.listen();
+  return { ...urls, adminLogin, close: () => server.close() };
 }

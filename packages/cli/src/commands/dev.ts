@@ -4,7 +4,7 @@ import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
 import { defaultBinDir, ensureNamespace, installCrds, startLocalControlPlane } from "@svc/kube";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
-import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
+import { startDevApi } from "./api.ts";
 
 const DEMO_NAMESPACE = "demo";
 
@@ -69,7 +69,7 @@ export async function runDev(): Promise<void> {
       "",
       "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
       "",
-      `  REST API         ${api.url}  (user admin, password ${DEV_ADMIN_PASSWORD}; metrics ${api.metricsUrl}/metrics)`,
+      `  REST API         ${api.url}  (${api.adminLogin}; metrics ${api.metricsUrl}/metrics)`,
       `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,
