@@ -71,6 +71,16 @@ describe("the API server over HTTP", () => {
     expect(reply.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("answers an HTTP/1.1 request without Host with 400 {error}", async () => {
+    for (const base of [api.url, api.metricsUrl]) {
+      const exchange = await rawExchange(base, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+      expect(parseRaw(exchange.response)).toMatchObject({
+        status: 400,
+        json: { error: "the Host header is required (HTTP/1.1)" },
+      });
+    }
+  });
+
   it("takes path segments as long as a Kubernetes name (253 characters)", async () => {
     const reply = await api.call("DELETE", `/api/v1/users/${"a".repeat(253)}`, { token: admin });
     expect(reply).toMatchObject({ status: 404, json: { error: `user ${"a".repeat(253)} not found` } });

@@ -102,6 +102,8 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Node's own 400 for a missing Host has an empty body; installRequestBasics answers instead.
+      requireHostHeader: false,
     },
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     requestIdHeader: false as const,
@@ -129,6 +131,9 @@ export function installRequestBasics(app: FastifyInstance): void {
     const ip: unknown = request.ip;
     request.sourceIp = typeof ip === "string" ? ip : "";
     void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      throw new HttpError(400, "the Host header is required (HTTP/1.1)");
+    }
     // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
     // goes to another replica: the load balancer retries it.
     if (closing) {
