@@ -4,6 +4,7 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../../../test/support/kube.ts";
 import { ADMIN_PASSWORD, BACKENDS, serverForSuite, type TestApi, userWithRole } from "./support/harness.ts";
 
 interface AuditRow {
@@ -34,13 +35,12 @@ async function sendAndHangUp(
   socket.destroy();
 }
 
-/** Polls (bounded) until the change is visible; false when it never shows. */
-async function visible(check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < 50; i++) {
-    if (await check()) return true;
-    await sleep(100);
-  }
-  return false;
+/** Whether the change becomes visible within 5 s (false: it never happened). */
+function visible(check: () => Promise<boolean>): Promise<boolean> {
+  return eventually(check, Boolean, "the change", 5000).then(
+    () => true,
+    () => false,
+  );
 }
 
 describe.each(BACKENDS)("clients that hang up, on $name", (backend) => {
