@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";
@@ -58,14 +58,9 @@ export function clientErrorReply(error: { code?: string; message: string }): {
   }
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  408: "Request Timeout",
-  431: "Request Header Fields Too Large",
-};
-
 /** Answers on the raw socket, as Node does, but with a JSON {error}; then the connection ends. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  // As Node's own handler does: a response already under way cannot take another.
   const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
     socket.destroy();
@@ -75,7 +70,7 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   const body = JSON.stringify({ error: message });
   const headers = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `${headers.join("")}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
