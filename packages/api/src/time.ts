@@ -6,6 +6,13 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** Date.UTC, except that years 0-99 stay themselves (Date.UTC reads them as 1900-1999). */
+function utc(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
+  date.setUTCFullYear(year, monthIndex, day);
+  return date.getTime();
+}
+
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
@@ -31,9 +38,9 @@ export function parseIsoTime(raw: string): number | undefined {
   const offsetSign = match[9] === "-" ? -1 : 1;
   const offsetHours = part(10);
   const offsetMinutes = part(11);
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const daysInMonth = new Date(utc(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
   if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
-  const local = Date.UTC(year, month - 1, day, hour, minute, second) + Math.round(fraction * 1000);
+  const local = utc(year, month - 1, day, hour, minute, second) + Math.round(fraction * 1000);
   return local - offsetSign * (offsetHours * 60 + offsetMinutes) * 60_000;
 }

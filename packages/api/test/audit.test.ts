@@ -74,6 +74,11 @@ describe("parseAuditQuery", () => {
       value: { since: "2028-02-29T00:00:00.000Z", limit: 100 },
     });
     expect(parseAuditQuery({ since: "2026-01-31T12:00:59.5Z" }).ok).toBe(true);
+    // Years below 100 are themselves, not 1900 + year: year 0 is a leap year, 1900 is not.
+    expect(parseAuditQuery({ since: "0000-02-29" })).toEqual({
+      ok: true,
+      value: { since: "0000-02-29T00:00:00.000Z", limit: 100 },
+    });
   });
 
   it("names each bad parameter", () => {
