@@ -1,5 +1,6 @@
 import type { ClusterRegistry } from "@svc/kube";
 import type { ApiConfig } from "./config.ts";
+import type { PasswordHashing } from "./auth/passwords.ts";
 import type { SessionStore } from "./auth/sessions.ts";
 import type { LoginThrottle } from "./auth/throttle.ts";
 import type { Metrics } from "./metrics.ts";
@@ -15,6 +16,8 @@ export interface ApiContext {
   audit: AuditRepo;
   sessions: SessionStore;
   throttle: LoginThrottle;
+  /** Every password hash a request causes goes through it (bounded: 503 when busy). */
+  hashing: PasswordHashing;
   metrics: Metrics;
   /** The connected clusters (flags, workloads); undefined when the server runs without Kubernetes. */
   clusters: ClusterRegistry | undefined;

@@ -3,4 +3,4 @@ export { parseApiConfig, type ApiConfig, type DatabaseConfig } from "./config.ts
 export { openStore } from "./store/db.ts";
 export { UsersRepo } from "./users/store.ts";
 export { AuditRepo } from "./audit/store.ts";
-export { resetAdminPassword, INITIAL_ADMIN } from "./users/admin.ts";
+export { isAdminPassword, resetAdminPassword, INITIAL_ADMIN } from "./users/admin.ts";

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import { installErrorHandling } from "./http/errors.ts";
-import { httpServerOptions, installResponseHeaders, type HttpTimeouts } from "./http/protocol.ts";
+import { httpServerOptions, installRequestBasics, type HttpTimeouts } from "./http/protocol.ts";
 
 /** One registry per server, so that several servers in one process (tests) do not collide. */
 export function createMetrics() {
@@ -18,7 +18,7 @@ export function createMetrics() {
     }),
     logins: new Counter({
       name: "svc_api_logins_total",
-      help: "Login attempts by outcome (success, failure, throttled)",
+      help: "Login attempts by outcome (success, failure, throttled, busy)",
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
@@ -34,7 +34,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 /** The metrics port's own tiny server: GET /metrics only, no authentication; errors as on the API. */
 export function metricsServer(metrics: Metrics, timeouts: HttpTimeouts): FastifyInstance {
   const app = Fastify({ ...httpServerOptions(timeouts), logger: false });
-  installResponseHeaders(app);
+  installRequestBasics(app);
   installErrorHandling(app);
   app.get("/metrics", async (_request, reply) => {
     void reply.type(metrics.registry.contentType);

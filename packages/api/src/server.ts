@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { retentionCutoff } from "./audit/query.ts";
 import { installAuditRecorder } from "./audit/recorder.ts";
-import { dummyPasswordHash } from "./auth/passwords.ts";
+import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import type { ClusterRegistry } from "@svc/kube";
@@ -16,7 +16,7 @@ import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts
 import {
   DEFAULT_HTTP_TIMEOUTS,
   httpServerOptions,
-  installResponseHeaders,
+  installRequestBasics,
   type HttpTimeouts,
 } from "./http/protocol.ts";
 import "./http/request.ts";
@@ -55,6 +55,8 @@ export interface ApiServerOptions {
    * (starts and closes it); without it those routes answer 503.
    */
   clusters?: ClusterRegistry;
+  /** Bounds of the password hashing (docs/api.md "Limits"). */
+  hashing?: HashingLimits;
 }
 
 /** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
@@ -77,16 +79,14 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     audit: new AuditRepo(store),
     sessions: new SessionStore(now),
     throttle: new LoginThrottle(now),
+    hashing: new PasswordHashing(options.hashing),
     metrics: createMetrics(),
     now,
     clusters: options.clusters,
   };
   try {
     // The dummy hash is made now, so that the first login of an unknown user is not slower.
-    await Promise.all([
-      ensureInitialAdmin(context.users, context.audit, config.adminPassword, now()),
-      dummyPasswordHash(),
-    ]);
+    await Promise.all([ensureInitialAdmin(context.users, config.adminPassword, now()), dummyPasswordHash()]);
   } catch (error) {
     await store.close();
     throw error;
@@ -102,7 +102,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
-  installResponseHeaders(app);
+  installRequestBasics(app);
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);

@@ -119,12 +119,36 @@ describe.each(BACKENDS)("audit log on $name", (backend) => {
     ["?limit=1001", "query.limit"],
     ["?before=x", "query.before"],
     ["?since=yesterday", "query.since"],
+    ["?since=2026-02-31", "query.since"],
+    ["?until=2026-04-31T10:00:00Z", "query.until"],
     ["?resource=planet", "query.resource"],
     ["?colour=red", "query.colour"],
   ])("refuses %s with 400 naming %s", async (query, field) => {
     const reply = await server().call("GET", `/api/v1/audit${query}`, { token: admin });
     expect(reply.status).toBe(400);
     expect((reply.json as { error: string }).error).toContain(field);
+  });
+
+  it.each([
+    ["application/json, text/csv", "application/json"],
+    ["text/csv;q=0.5, application/json", "application/json"],
+    ["application/json;q=0.2, text/csv", "text/csv"],
+    ["*/*", "application/json"],
+  ])("answers Accept: %s with %s", async (accept, type) => {
+    const reply = await server().call("GET", "/api/v1/audit?limit=1", { token: admin, headers: { accept } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("content-type")).toMatch(new RegExp(`^${type}`));
+    expect(reply.headers.get("vary")).toMatch(/accept/i);
+  });
+
+  it("answers 406 {error} when the Accept header refuses both JSON and CSV", async () => {
+    for (const accept of ["text/csv;q=0", "text/html"]) {
+      const reply = await server().call("GET", "/api/v1/audit", { token: admin, headers: { accept } });
+      expect(reply).toMatchObject({
+        status: 406,
+        json: { error: expect.stringMatching(/^Accept: /) as string },
+      });
+    }
   });
 
   it("exports CSV with Accept: text/csv", async () => {

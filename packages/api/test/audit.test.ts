@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { auditCsv, csvCell } from "../src/audit/csv.ts";
 import { changedFields, outcomeOf, type AuditEvent } from "../src/audit/event.ts";
 import { parseAuditQuery, retentionCutoff } from "../src/audit/query.ts";
-import { wantsCsv } from "../src/audit/routes.ts";
+import { auditMediaType } from "../src/audit/routes.ts";
 
 describe("changedFields", () => {
   it("keeps only what changed, on both sides", () => {
@@ -55,6 +55,32 @@ describe("parseAuditQuery", () => {
     });
   });
 
+  it("refuses dates and times that do not exist", () => {
+    for (const since of [
+      "2026-02-31",
+      "2026-02-29",
+      "2026-13-01",
+      "2026-00-10",
+      "2026-01-01T24:00:00Z",
+      "2026-01-01T12:60:00Z",
+      "2026-01-01T12:00:61Z",
+      "2026-01-01T12:00:00+25:00",
+    ]) {
+      const result = parseAuditQuery({ since });
+      expect(result.ok ? since : result.errors.map((e) => e.field)).toEqual(["query.since"]);
+    }
+    expect(parseAuditQuery({ since: "2028-02-29" })).toEqual({
+      ok: true,
+      value: { since: "2028-02-29T00:00:00.000Z", limit: 100 },
+    });
+    expect(parseAuditQuery({ since: "2026-01-31T12:00:59.5Z" }).ok).toBe(true);
+    // Years below 100 are themselves, not 1900 + year: year 0 is a leap year, 1900 is not.
+    expect(parseAuditQuery({ since: "0000-02-29" })).toEqual({
+      ok: true,
+      value: { since: "0000-02-29T00:00:00.000Z", limit: 100 },
+    });
+  });
+
   it("names each bad parameter", () => {
     const result = parseAuditQuery({ since: "May 5", limit: "0", before: "-1" });
     expect(result.ok ? [] : result.errors.map((e) => e.field)).toEqual([
@@ -100,11 +126,15 @@ describe("CSV", () => {
     ]);
   });
 
-  it("is chosen by an Accept header naming text/csv", () => {
-    expect(wantsCsv("text/csv")).toBe(true);
-    expect(wantsCsv("application/json, text/csv;q=0.5")).toBe(true);
-    expect(wantsCsv(undefined)).toBe(false);
-    expect(wantsCsv("application/json")).toBe(false);
-    expect(wantsCsv("text/csvx")).toBe(false);
+  it("is chosen by the Accept header's q-values, then its order", () => {
+    expect(auditMediaType("text/csv")).toBe("text/csv");
+    expect(auditMediaType("application/json, text/csv;q=0.5")).toBe("application/json");
+    expect(auditMediaType("application/json;q=0.5, text/csv")).toBe("text/csv");
+    expect(auditMediaType("application/json, text/csv")).toBe("application/json");
+    expect(auditMediaType("text/csv, application/json")).toBe("text/csv");
+    expect(auditMediaType(undefined)).toBe("application/json");
+    expect(auditMediaType("*/*")).toBe("application/json");
+    expect(auditMediaType("text/csvx")).toBeUndefined();
+    expect(auditMediaType("text/csv;q=0")).toBeUndefined();
   });
 });

@@ -1,6 +1,15 @@
 // Logging in and out over real HTTP, on SQLite and on PostgreSQL.
 import { describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD, BACKENDS, serverForSuite, userWithRole, withOwnServer } from "./support/harness.ts";
+import { LOGIN_FAILURE_LIMIT } from "../src/auth/throttle.ts";
+import {
+  ADMIN_PASSWORD,
+  BACKENDS,
+  serverForSuite,
+  TestApi,
+  testConfig,
+  userWithRole,
+  withOwnServer,
+} from "./support/harness.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -62,5 +71,57 @@ describe.each(BACKENDS)("authentication on $name", (backend) => {
       // Sessions opened before are unaffected (well within 24 h).
       expect((await api.call("GET", "/api/v1/auth/me", { token: ed.token })).status).toBe(200);
     });
+  });
+
+  it("lets no more than the limit of simultaneous wrong logins through, then refuses the right one", async () => {
+    await withOwnServer(backend, async (api) => {
+      const target = await userWithRole(api, "viewer");
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          api.call("POST", "/api/v1/auth/login", {
+            body: { username: target.username, password: `wrong-password-${i}` },
+          }),
+        ),
+      );
+      const statuses = replies.map((r) => r.status);
+      expect(statuses.filter((s) => s !== 429).length).toBeLessThanOrEqual(LOGIN_FAILURE_LIMIT);
+      expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+      const right = await api.call("POST", "/api/v1/auth/login", {
+        body: { username: target.username, password: target.password },
+      });
+      expect(right.status).toBe(429);
+      api.clock.offsetMs += 15 * 60 * 1000;
+      await api.login(target.username, target.password);
+    });
+  });
+});
+
+describe("a flood of logins", () => {
+  it("is refused with 503 and Retry-After beyond the hashing queue, and the server stays usable", async () => {
+    const sqlite = BACKENDS[0];
+    if (sqlite === undefined) throw new Error("no backend");
+    const db = await sqlite.open();
+    const api = await TestApi.start(testConfig(db.database), { hashing: { concurrency: 1, queueMax: 4 } });
+    try {
+      const flood = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          api.call("POST", "/api/v1/auth/login", {
+            body: { username: `flood-${i}`, password: "guess-guess" },
+          }),
+        ),
+      );
+      const busy = flood.filter((r) => r.status === 503);
+      expect(flood.every((r) => r.status === 401 || r.status === 503)).toBe(true);
+      expect(busy.length).toBeGreaterThan(0);
+      for (const reply of busy) {
+        expect(Number(reply.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(reply.json).toEqual({ error: expect.any(String) as string });
+      }
+      // A user can still log in once the flood has passed.
+      await api.login("admin", ADMIN_PASSWORD);
+    } finally {
+      await api.close();
+      await db.remove();
+    }
   });
 });

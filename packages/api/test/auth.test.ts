@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PasswordHashing } from "../src/auth/passwords.ts";
 import { bearerToken, isExpired, SESSION_LIFETIME_MS, SessionStore, tokenKey } from "../src/auth/sessions.ts";
 import {
   LOGIN_FAILURE_LIMIT,
@@ -86,13 +87,58 @@ describe("login throttling", () => {
   it("counts per username, and a success clears the count", () => {
     let now = 0;
     const throttle = new LoginThrottle(() => now);
-    for (let i = 0; i < LOGIN_FAILURE_LIMIT; i++) throttle.recordFailure("ann");
-    expect(throttle.check("ann").allowed).toBe(false);
-    expect(throttle.check("bob").allowed).toBe(true);
+    for (let i = 0; i < LOGIN_FAILURE_LIMIT; i++) expect(throttle.attempt("ann").allowed).toBe(true);
+    expect(throttle.attempt("ann").allowed).toBe(false);
+    expect(throttle.attempt("bob").allowed).toBe(true);
     throttle.recordSuccess("ann");
-    expect(throttle.check("ann").allowed).toBe(true);
-    for (let i = 0; i < 50; i++) throttle.recordFailure("bob");
+    expect(throttle.attempt("ann").allowed).toBe(true);
+    for (let i = 0; i < 50; i++) throttle.attempt("bob");
     now += LOGIN_FAILURE_WINDOW_MS;
-    expect(throttle.check("bob").allowed).toBe(true);
+    expect(throttle.attempt("bob").allowed).toBe(true);
+  });
+
+  it("counts an attempt when it is allowed, before its password is checked", () => {
+    const throttle = new LoginThrottle(() => 0);
+    // Simultaneous attempts: none has failed yet, and still only the limit gets through.
+    const decisions = Array.from({ length: 30 }, () => throttle.attempt("ann").allowed);
+    expect(decisions.filter(Boolean)).toHaveLength(LOGIN_FAILURE_LIMIT);
+  });
+});
+
+describe("password hashing", () => {
+  it("runs at most `concurrency` hashes at once, queues `queueMax`, and refuses more with 503", async () => {
+    const hashing = new PasswordHashing({ concurrency: 2, queueMax: 3 });
+    let running = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    const work = () =>
+      new Promise<void>((resolve) => {
+        running += 1;
+        most = Math.max(most, running);
+        releases.push(() => {
+          running -= 1;
+          resolve();
+        });
+      });
+    const admitted = Array.from({ length: 5 }, () => hashing.run(work));
+    expect(() => hashing.run(work)).toThrow(expect.objectContaining({ statusCode: 503 }) as Error);
+    let error: unknown;
+    try {
+      hashing.ensureRoom();
+    } catch (refusal) {
+      error = refusal;
+    }
+    expect(error).toMatchObject({ statusCode: 503, headers: { "retry-after": "1" } });
+    // Bounded: every admitted one runs, never more than two at a time.
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
+      releases.shift()?.();
+    }
+    await Promise.all(admitted);
+    expect(most).toBe(2);
+    expect(() => {
+      hashing.ensureRoom();
+    }).not.toThrow();
   });
 });

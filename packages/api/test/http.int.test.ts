@@ -71,6 +71,16 @@ describe("the API server over HTTP", () => {
     expect(reply.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("answers an HTTP/1.1 request without Host with 400 {error}", async () => {
+    for (const base of [api.url, api.metricsUrl]) {
+      const exchange = await rawExchange(base, "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n");
+      expect(parseRaw(exchange.response)).toMatchObject({
+        status: 400,
+        json: { error: "the Host header is required (HTTP/1.1)" },
+      });
+    }
+  });
+
   it("takes path segments as long as a Kubernetes name (253 characters)", async () => {
     const reply = await api.call("DELETE", `/api/v1/users/${"a".repeat(253)}`, { token: admin });
     expect(reply).toMatchObject({ status: 404, json: { error: `user ${"a".repeat(253)} not found` } });
@@ -135,4 +145,30 @@ describe("the API server over HTTP", () => {
       expect(await id(hostile)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     }
   });
+});
+
+it("answers a request that reaches it while it shuts down with 503 {error}", async () => {
+  const db = await sqlite.open();
+  const api = await TestApi.start(testConfig(db.database));
+  try {
+    // A login (a bcrypt comparison long) is in flight when the server starts closing; a second
+    // request then arrives on the same connection.
+    const login = JSON.stringify({ username: "admin", password: ADMIN_PASSWORD });
+    const exchange = rawExchange(
+      api.url,
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${login.length}\r\n\r\n${login}`,
+      { later: { afterMs: 60, text: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const closed = api.close();
+    const { response } = await exchange;
+    await closed;
+    const second = response.slice(response.indexOf("HTTP/1.1", 1));
+    expect(response.startsWith("HTTP/1.1 200")).toBe(true);
+    expect(parseRaw(second)).toMatchObject({ status: 503, json: { error: expect.any(String) as string } });
+    expect(Object.keys(parseRaw(second).json as object)).toEqual(["error"]);
+  } finally {
+    await db.remove();
+  }
 });

@@ -1,6 +1,6 @@
 import { AUDIT_ACTIONS, AUDIT_RESOURCES, fieldPath, type FieldError, type Validated } from "@svc/core";
 import Type from "typebox";
-import { isoTime } from "../time.ts";
+import { isoTime, parseIsoTime } from "../time.ts";
 
 export const AUDIT_LIMIT_DEFAULT = 100;
 export const AUDIT_LIMIT_MAX = 1000;
@@ -41,9 +41,8 @@ export interface AuditQuery {
 
 function time(name: string, raw: string | undefined, errors: FieldError[]): string | undefined {
   if (raw === undefined) return undefined;
-  // Only full ISO 8601 dates or date-times: Date.parse alone accepts too much ("1", "May 5").
-  const ms = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) ? Date.parse(raw) : NaN;
-  if (Number.isNaN(ms)) {
+  const ms = parseIsoTime(raw);
+  if (ms === undefined) {
     errors.push({
       field: fieldPath("query", name),
       message: "must be an ISO 8601 time, e.g. 2026-01-31T12:00:00Z",

@@ -59,17 +59,31 @@ export function auditEventOf(
         : undefined) ??
       "",
     outcome,
-    sourceIp: request.ip,
+    sourceIp: request.sourceIp,
     details: outcome === "success" ? (note.details ?? {}) : { status, error: request.errorMessage ?? "" },
   };
 }
 
 /**
- * Records every audited request once its status is known and before the response leaves, so
- * that a client reading the log right after its change finds it there.
+ * The audit event of a change that succeeds with `status`, for its handler to write in the
+ * change's own transaction (then `request.auditRecorded = true`): the change and its event are
+ * kept together, or neither, whatever the client does meanwhile.
+ */
+export function changeAuditEvent(request: FastifyRequest, status: number, now: number): NewAuditEvent {
+  const event = auditEventOf(request, status, now);
+  if (event === undefined) throw new Error(`${request.routeKey ?? "?"} is not an audited route`);
+  return event;
+}
+
+/**
+ * Records every audited request that its handler did not record itself (refusals, failures,
+ * logins) once its status is known and before the response leaves, so that a client reading
+ * the log right after its change finds it there.
  */
 export function installAuditRecorder(app: FastifyInstance, ctx: ApiContext): void {
+  app.decorateRequest("auditRecorded", false);
   app.addHook("onSend", async (request, reply, payload) => {
+    if (request.auditRecorded) return payload;
     const event = auditEventOf(request, reply.statusCode, ctx.now());
     if (event === undefined) return payload;
     try {

@@ -1,5 +1,6 @@
 import { describeErrors } from "@svc/core";
 import type { FastifyInstance } from "fastify";
+import Negotiator from "negotiator";
 import Type from "typebox";
 import { auditCsv } from "./csv.ts";
 import { AuditEvent } from "./event.ts";
@@ -7,9 +8,17 @@ import { AuditQueryString, parseAuditQuery } from "./query.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 
-/** CSV export is chosen by content negotiation: an Accept header naming text/csv. */
-export function wantsCsv(accept: string | undefined): boolean {
-  return accept !== undefined && /(^|,)\s*text\/csv\s*(;|,|$)/i.test(accept);
+const AUDIT_MEDIA_TYPES = ["application/json", "text/csv"];
+
+/**
+ * The representation an Accept header asks for, by its q-values and then its order (RFC 9110
+ * §12.5.1); JSON when it names neither. Undefined when it refuses both (406).
+ */
+export function auditMediaType(accept: string | undefined): "application/json" | "text/csv" | undefined {
+  const chosen = new Negotiator({ headers: accept === undefined ? {} : { accept } }).mediaType(
+    AUDIT_MEDIA_TYPES,
+  );
+  return chosen === "text/csv" || chosen === "application/json" ? chosen : undefined;
 }
 
 export function auditRoutes(ctx: ApiContext) {
@@ -26,8 +35,13 @@ export function auditRoutes(ctx: ApiContext) {
       async (request, reply) => {
         const query = parseAuditQuery(request.query);
         if (!query.ok) throw new HttpError(400, describeErrors(query.errors));
+        void reply.header("vary", "accept");
+        const mediaType = auditMediaType(request.headers.accept);
+        if (mediaType === undefined) {
+          throw new HttpError(406, "Accept: the audit log is served as application/json or text/csv");
+        }
         const events = await ctx.audit.list(query.value);
-        if (wantsCsv(request.headers.accept)) {
+        if (mediaType === "text/csv") {
           return reply
             .type("text/csv; charset=utf-8")
             .header("content-disposition", 'attachment; filename="audit.csv"')

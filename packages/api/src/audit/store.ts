@@ -1,6 +1,7 @@
 import type { AuditQuery } from "./query.ts";
 import type { AuditEvent, NewAuditEvent } from "./event.ts";
-import type { AuditEventsTable, Store } from "../store/db.ts";
+import type { Kysely, Transaction } from "kysely";
+import type { AuditEventsTable, Store, Tables } from "../store/db.ts";
 
 function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): AuditEvent {
   return {
@@ -19,6 +20,29 @@ function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): A
   };
 }
 
+/** Writes one event; inside a change's transaction, the change and its event commit together. */
+export async function insertAuditEvent(
+  db: Kysely<Tables> | Transaction<Tables>,
+  event: NewAuditEvent,
+): Promise<void> {
+  await db
+    .insertInto("audit_events")
+    .values({
+      timestamp: event.timestamp,
+      actor: event.actor,
+      actor_role: event.actorRole,
+      action: event.action,
+      resource: event.resource,
+      resource_name: event.resourceName,
+      namespace: event.namespace,
+      cluster: event.cluster,
+      outcome: event.outcome,
+      source_ip: event.sourceIp,
+      details: JSON.stringify(event.details),
+    })
+    .execute();
+}
+
 export class AuditRepo {
   readonly #store: Store;
 
@@ -27,22 +51,7 @@ export class AuditRepo {
   }
 
   async append(event: NewAuditEvent): Promise<void> {
-    await this.#store.db
-      .insertInto("audit_events")
-      .values({
-        timestamp: event.timestamp,
-        actor: event.actor,
-        actor_role: event.actorRole,
-        action: event.action,
-        resource: event.resource,
-        resource_name: event.resourceName,
-        namespace: event.namespace,
-        cluster: event.cluster,
-        outcome: event.outcome,
-        source_ip: event.sourceIp,
-        details: JSON.stringify(event.details),
-      })
-      .execute();
+    await insertAuditEvent(this.#store.db, event);
   }
 
   /** Newest first; ids increase with insertion, so `before` pages without gaps or repeats. */

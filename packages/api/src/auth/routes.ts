@@ -35,18 +35,27 @@ export function authRoutes(ctx: ApiContext) {
       async (request) => {
         const { username, password } = request.body;
         request.auditNote = { attemptedActor: username };
-        const throttle = ctx.throttle.check(username);
+        try {
+          ctx.hashing.ensureRoom();
+        } catch (error) {
+          ctx.metrics.logins.inc({ outcome: "busy" });
+          throw error;
+        }
+        // Counted before the password is checked, so that simultaneous attempts count too.
+        const throttle = ctx.throttle.attempt(username);
         if (!throttle.allowed) {
           ctx.metrics.logins.inc({ outcome: "throttled" });
           throw new HttpError(429, "too many failed logins for this user: try again later", {
             "retry-after": String(throttle.retryAfterSeconds),
           });
         }
-        const user = await ctx.users.find(username);
-        // Unknown users cost a bcrypt comparison too: the timing does not tell who exists.
-        const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-        if (user === undefined || !matches || passwordProblem(password) !== undefined) {
-          ctx.throttle.recordFailure(username);
+        const user = await ctx.hashing.run(async () => {
+          const found = await ctx.users.find(username);
+          // Unknown users cost a bcrypt comparison too: the timing does not tell who exists.
+          const matches = await verifyPassword(password, found?.passwordHash ?? (await dummyPasswordHash()));
+          return matches ? found : undefined;
+        });
+        if (user === undefined || passwordProblem(password) !== undefined) {
           ctx.metrics.logins.inc({ outcome: "failure" });
           throw new HttpError(401, INVALID_CREDENTIALS);
         }

@@ -32,15 +32,19 @@ export class LoginThrottle {
     this.#now = now;
   }
 
-  check(username: string): ThrottleDecision {
-    return throttleDecision(this.#failures.get(username) ?? [], this.#now());
-  }
-
-  recordFailure(username: string): void {
+  /**
+   * Whether `username` may try a password now; when it may, the attempt counts as a failure at
+   * once, until `recordSuccess`. Counting before the slow password check is what makes the limit
+   * hold for attempts made at the same time: each sees the ones before it.
+   */
+  attempt(username: string): ThrottleDecision {
     const now = this.#now();
+    const decision = throttleDecision(this.#failures.get(username) ?? [], now);
+    if (!decision.allowed) return decision;
     if (!this.#failures.has(username) && this.#failures.size >= TRACKED_USERNAMES_MAX) this.sweep();
     const kept = recentFailures(this.#failures.get(username) ?? [], now).slice(-LOGIN_FAILURE_LIMIT + 1);
     this.#failures.set(username, [...kept, now]);
+    return decision;
   }
 
   recordSuccess(username: string): void {

@@ -8,11 +8,14 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   "401": "Missing, invalid, expired or ended token",
   "403": "The caller's role may not do this",
   "404": "Not found",
+  "406": "The Accept header refuses every representation the route serves",
   "409": "Conflict",
   "413": "Body larger than 1 MiB",
+  "414": "A path segment is longer than 253 characters",
   "415": "Body is not application/json",
   "429": "Too many failed logins (Retry-After)",
   "500": "Internal error",
+  "503": "Too many passwords being hashed, or the server is shutting down (Retry-After)",
 };
 
 const ERROR_RESPONSES = Object.fromEntries(

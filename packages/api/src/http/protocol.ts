@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { HttpError } from "./errors.ts";
 
 /** How long a client may take to send a request (docs/api.md "Limits"). */
 export interface HttpTimeouts {
@@ -57,14 +58,9 @@ export function clientErrorReply(error: { code?: string; message: string }): {
   }
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  408: "Request Timeout",
-  431: "Request Header Fields Too Large",
-};
-
 /** Answers on the raw socket, as Node does, but with a JSON {error}; then the connection ends. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  // As Node's own handler does: a response already under way cannot take another.
   const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
     socket.destroy();
@@ -74,7 +70,7 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   const body = JSON.stringify({ error: message });
   const headers = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `${headers.join("")}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
@@ -101,18 +97,43 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
       requestTimeout: timeouts.requestMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Node's own 400 for a missing Host has an empty body; installRequestBasics answers instead.
+      requireHostHeader: false,
     },
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     requestIdHeader: false as const,
+    // Fastify's own 503 while closing has its own body shape; installRequestBasics answers instead.
+    return503OnClosing: false,
     genReqId: (request: IncomingMessage) => requestIdOf(request.headers["x-request-id"]),
     clientErrorHandler,
     frameworkErrors,
   };
 }
 
-/** The security headers and the request id on every response, errors included. */
-export function installResponseHeaders(app: FastifyInstance): void {
+/**
+ * The first hook of every request: the client's address is read while the connection is
+ * surely there, and the security headers and request id go on every response, errors included.
+ */
+export function installRequestBasics(app: FastifyInstance): void {
+  app.decorateRequest("sourceIp", "");
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
   app.addHook("onRequest", async (request, reply) => {
+    // Undefined when the client has already gone, though Fastify's type says string.
+    const ip: unknown = request.ip;
+    request.sourceIp = typeof ip === "string" ? ip : "";
     void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      throw new HttpError(400, "the Host header is required (HTTP/1.1)");
+    }
+    // A request that reaches a closing server (pipelined, or on a busy keep-alive connection)
+    // goes to another replica: the load balancer retries it.
+    if (closing) {
+      void reply.header("connection", "close");
+      throw new HttpError(503, "the server is shutting down: try again", { "retry-after": "1" });
+    }
   });
 }

@@ -13,6 +13,13 @@ declare module "fastify" {
     auditNote: AuditNote | undefined;
     /** The `{error}` message sent, kept for the audit event of a refused request. */
     errorMessage: string | undefined;
+    /**
+     * The client's address, read when the request starts: once the client hangs up, the socket
+     * no longer knows it, and the audit event still needs it.
+     */
+    sourceIp: string;
+    /** Set once the handler wrote the request's audit event in its change's transaction. */
+    auditRecorded: boolean;
   }
   /** A one-line description of the route, for the OpenAPI document. */
   interface FastifySchema {

@@ -1,8 +1,8 @@
 import { passwordProblem } from "@svc/core";
-import { hashPassword } from "../auth/passwords.ts";
+import { hashPassword, verifyPassword } from "../auth/passwords.ts";
 import { isoTime } from "../time.ts";
 import type { NewAuditEvent } from "../audit/event.ts";
-import type { AuditRepo } from "../audit/store.ts";
+import { isUniqueViolation } from "../store/db.ts";
 import type { UsersRepo } from "./store.ts";
 
 /** DESIGN.md §4: the initial admin's username. */
@@ -42,7 +42,6 @@ function checkAdminPassword(password: string, source: string): void {
  */
 export async function ensureInitialAdmin(
   users: UsersRepo,
-  audit: AuditRepo,
   password: string | undefined,
   now: number,
 ): Promise<"created" | "exists"> {
@@ -55,19 +54,24 @@ export async function ensureInitialAdmin(
     );
   }
   checkAdminPassword(password, "SVC_ADMIN_PASSWORD");
-  const created = await users.create(
-    { username: INITIAL_ADMIN, role: "admin", passwordHash: await hashPassword(password) },
-    isoTime(now),
-  );
-  // undefined: another replica created it meanwhile, which is just as good.
-  if (created === undefined) return "exists";
-  await audit.append(
-    adminAuditEvent("system", "create", now, {
-      after: { username: INITIAL_ADMIN, role: "admin" },
-      reason: "initial admin from SVC_ADMIN_PASSWORD",
-    }),
-  );
-  return "created";
+  const passwordHash = await hashPassword(password);
+  try {
+    return await users.withUserState(INITIAL_ADMIN, async (state, writer) => {
+      // Another replica may have created it meanwhile, which is just as good.
+      if (state.target !== undefined) return "exists";
+      await writer.insert({ role: "admin", passwordHash }, isoTime(now));
+      await writer.audit(
+        adminAuditEvent("system", "create", now, {
+          after: { username: INITIAL_ADMIN, role: "admin" },
+          reason: "initial admin from SVC_ADMIN_PASSWORD",
+        }),
+      );
+      return "created";
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return "exists";
+    throw error;
+  }
 }
 
 /**
@@ -76,26 +80,28 @@ export async function ensureInitialAdmin(
  */
 export async function resetAdminPassword(
   users: UsersRepo,
-  audit: AuditRepo,
   password: string,
   now: number,
 ): Promise<"created" | "updated"> {
   checkAdminPassword(password, "new admin password");
   const passwordHash = await hashPassword(password);
-  const result = await users.withUserState(INITIAL_ADMIN, async (state, writer) => {
-    if (state.target === undefined) {
-      await writer.insert({ role: "admin", passwordHash }, isoTime(now));
-      return { outcome: "created" as const, beforeRole: undefined };
-    }
-    await writer.update({ role: "admin", passwordHash }, isoTime(now));
-    return { outcome: "updated" as const, beforeRole: state.target.role };
+  return users.withUserState(INITIAL_ADMIN, async (state, writer) => {
+    const outcome = state.target === undefined ? "created" : "updated";
+    if (state.target === undefined) await writer.insert({ role: "admin", passwordHash }, isoTime(now));
+    else await writer.update({ role: "admin", passwordHash }, isoTime(now));
+    await writer.audit(
+      adminAuditEvent("svc reset-admin-password", outcome === "created" ? "create" : "update", now, {
+        before: { role: state.target?.role },
+        after: { role: "admin" },
+        passwordChanged: true,
+      }),
+    );
+    return outcome;
   });
-  await audit.append(
-    adminAuditEvent("svc reset-admin-password", result.outcome === "created" ? "create" : "update", now, {
-      before: { role: result.beforeRole },
-      after: { role: "admin" },
-      passwordChanged: true,
-    }),
-  );
-  return result.outcome;
+}
+
+/** Whether `password` is the admin's password now (for `svc dev`'s banner). */
+export async function isAdminPassword(users: UsersRepo, password: string): Promise<boolean> {
+  const admin = await users.find(INITIAL_ADMIN);
+  return admin !== undefined && (await verifyPassword(password, admin.passwordHash));
 }

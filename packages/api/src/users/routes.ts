@@ -12,10 +12,11 @@ import {
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
-import { hashPassword } from "../auth/passwords.ts";
+import { changeAuditEvent } from "../audit/recorder.ts";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
+import { isUniqueViolation } from "../store/db.ts";
 import {
   CreateUserBody,
   UpdateUserBody,
@@ -73,11 +74,22 @@ export function userRoutes(ctx: ApiContext) {
         if ((await ctx.users.find(username)) !== undefined) {
           throw new HttpError(409, `user ${username} already exists`);
         }
-        const passwordHash = await hashPassword(password);
-        const user = await ctx.users.create({ username, role, passwordHash }, isoTime(ctx.now()));
-        if (user === undefined) throw new HttpError(409, `user ${username} already exists`);
+        const passwordHash = await ctx.hashing.hash(password);
+        const createdAt = isoTime(ctx.now());
         request.auditNote = { resourceName: username, details: changedFields({}, { username, role }) };
-        return reply.code(201).send({ username, role, createdAt: user.createdAt });
+        try {
+          await ctx.users.withUserState(username, async (state, writer) => {
+            if (state.target !== undefined) throw new HttpError(409, `user ${username} already exists`);
+            await writer.insert({ role, passwordHash }, createdAt);
+            await writer.audit(changeAuditEvent(request, 201, ctx.now()));
+          });
+        } catch (error) {
+          // Two creations of one name at once: the primary key lets one through.
+          if (isUniqueViolation(error)) throw new HttpError(409, `user ${username} already exists`);
+          throw error;
+        }
+        request.auditRecorded = true;
+        return reply.code(201).send({ username, role, createdAt });
       },
     );
 
@@ -99,8 +111,8 @@ export function userRoutes(ctx: ApiContext) {
         if (bodyProblem !== undefined) throw new HttpError(400, bodyProblem);
         refuse(updatePermission(actor, target, request.body));
         checkPassword(password);
-        const passwordHash = password === undefined ? undefined : await hashPassword(password);
-        const { before, stamp } = await ctx.users.withUserState(target, async (state, writer) => {
+        const passwordHash = password === undefined ? undefined : await ctx.hashing.hash(password);
+        const stamp = await ctx.users.withUserState(target, async (state, writer) => {
           refuse(
             updateDecision(target, role, { targetRole: state.target?.role, adminCount: state.adminCount }),
           );
@@ -111,8 +123,15 @@ export function userRoutes(ctx: ApiContext) {
             },
             isoTime(ctx.now()),
           );
-          return { before: state.target, stamp: securityStamp };
+          const before = state.target?.role;
+          const diff = changedFields({ role: before }, { role: role ?? before });
+          request.auditNote = {
+            details: { ...diff, ...(password === undefined ? {} : { passwordChanged: true }) },
+          };
+          await writer.audit(changeAuditEvent(request, 200, ctx.now()));
+          return securityStamp;
         });
+        request.auditRecorded = true;
         endSessions(
           ctx,
           request,
@@ -120,10 +139,6 @@ export function userRoutes(ctx: ApiContext) {
           sessionsEndedBy(actor, target, { kind: "update", passwordChanged: stamp !== undefined }),
           stamp,
         );
-        const diff = changedFields({ role: before?.role }, { role: role ?? before?.role });
-        request.auditNote = {
-          details: { ...diff, ...(password === undefined ? {} : { passwordChanged: true }) },
-        };
         return { message: `user ${target} updated` };
       },
     );
@@ -140,15 +155,16 @@ export function userRoutes(ctx: ApiContext) {
       async (request) => {
         const actor = actorOf(request);
         const target = request.params.username;
-        const before = await ctx.users.withUserState(target, async (state, writer) => {
+        await ctx.users.withUserState(target, async (state, writer) => {
           refuse(
             deleteDecision(actor, target, { targetRole: state.target?.role, adminCount: state.adminCount }),
           );
           await writer.delete();
-          return state.target;
+          request.auditNote = { details: changedFields({ username: target, role: state.target?.role }, {}) };
+          await writer.audit(changeAuditEvent(request, 200, ctx.now()));
         });
+        request.auditRecorded = true;
         endSessions(ctx, request, target, sessionsEndedBy(actor, target, { kind: "delete" }));
-        request.auditNote = { details: changedFields({ username: target, role: before?.role }, {}) };
         return { message: `user ${target} deleted` };
       },
     );

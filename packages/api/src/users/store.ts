@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { isRole, type Role } from "@svc/core";
 import type { CompiledQuery, Transaction } from "kysely";
+import type { NewAuditEvent } from "../audit/event.ts";
+import { insertAuditEvent } from "../audit/store.ts";
 import type { UserView } from "./schemas.ts";
-import { isUniqueViolation, type Store, type Tables, type UsersTable } from "../store/db.ts";
+import type { Store, Tables, UsersTable } from "../store/db.ts";
 
 export interface StoredUser {
   username: string;
@@ -68,28 +70,6 @@ export class UsersRepo {
     return rows.map((r) => ({ username: r.username, role: r.role as Role, createdAt: r.created_at }));
   }
 
-  /** Inserts a user; false when the username is taken (the primary key decides, race-free). */
-  async create(
-    user: { username: string; role: Role; passwordHash: string },
-    now: string,
-  ): Promise<StoredUser | undefined> {
-    const row = {
-      username: user.username,
-      role: user.role,
-      password_hash: user.passwordHash,
-      security_stamp: newSecurityStamp(),
-      created_at: now,
-      updated_at: now,
-    };
-    try {
-      await this.#store.db.insertInto("users").values(row).execute();
-    } catch (error) {
-      if (isUniqueViolation(error)) return undefined;
-      throw error;
-    }
-    return toStoredUser(row);
-  }
-
   /**
    * Runs `work` in a transaction that sees the target user and the admins as they are, and
    * holds them still: PostgreSQL locks the admin rows and the target (FOR UPDATE); SQLite has
@@ -145,6 +125,11 @@ export class UserWriter {
       .where("username", "=", this.#username)
       .execute();
     return securityStamp;
+  }
+
+  /** Records the change's audit event in the same transaction: both are kept, or neither. */
+  async audit(event: NewAuditEvent): Promise<void> {
+    await insertAuditEvent(this.#tx, event);
   }
 
   async delete(): Promise<void> {

@@ -11,13 +11,19 @@ export interface RawExchange {
 }
 
 /**
- * Sends `head` at once, then `drip` one byte every `dripMs` until the server closes the
- * connection or `boundMs` passes (then the client gives up and closes it).
+ * Sends `head` at once, then `drip` one byte every `dripMs` (or `later.text` after
+ * `later.afterMs`) until the server closes the connection or `boundMs` passes (then the client
+ * gives up and closes it).
  */
 export async function rawExchange(
   url: string,
   head: string,
-  options: { drip?: string; dripMs?: number; boundMs?: number } = {},
+  options: {
+    drip?: string;
+    dripMs?: number;
+    later?: { afterMs: number; text: string };
+    boundMs?: number;
+  } = {},
 ): Promise<RawExchange> {
   const { port, hostname } = new URL(url);
   const socket = connect({ host: hostname, port: Number(port) });
@@ -34,6 +40,10 @@ export async function rawExchange(
   socket.write(head);
   const bound = sleep(options.boundMs ?? 10_000).then(() => undefined);
   const drip = (async () => {
+    if (options.later !== undefined) {
+      await sleep(options.later.afterMs);
+      if (!state.closed) socket.write(options.later.text);
+    }
     for (const byte of options.drip ?? "") {
       await sleep(options.dripMs ?? 100);
       if (state.closed) return;

@@ -1,4 +1,4 @@
-import { buildApiServer, parseApiConfig, type ApiConfig } from "@svc/api";
+import { buildApiServer, isAdminPassword, parseApiConfig, type ApiConfig } from "@svc/api";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { describeErrors } from "@svc/core";
@@ -71,20 +71,31 @@ export async function runApi(): Promise<void> {
 /** `svc dev`'s fixed development admin password (SPEC.md: the development profile uses one). */
 export const DEV_ADMIN_PASSWORD = "admin-dev-password";
 
+export interface DevApi {
+  url: string;
+  metricsUrl: string;
+  /** How to log in, for the banner: the admin password in force, when it is the configured one. */
+  adminLogin: string;
+  close: () => Promise<void>;
+}
+
 /**
- * The API server for `svc dev`: loopback only, SQLite under `dir`, the fixed admin password, the
- * local control plane (`kubeconfigPath`) as its hub.
+ * The API server for `svc dev`: loopback only, SQLite under `dir`, the local control plane
+ * (`kubeconfigPath`) as its hub, admin's password from SVC_ADMIN_PASSWORD or the fixed
+ * development one. An admin kept from an earlier run keeps its password, which the banner then
+ * does not claim to know.
  */
 export async function startDevApi(
   dir: string,
   kubeconfigPath: string,
-): Promise<{ url: string; metricsUrl: string }> {
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<DevApi> {
   const config = parseApiConfig({
     SVC_API_HOST: "127.0.0.1",
     SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
     SVC_ADMIN_PASSWORD: DEV_ADMIN_PASSWORD,
     SVC_LOG_LEVEL: "warn",
-    ...process.env,
+    ...env,
   });
   if (!config.ok) throw new Error(`invalid API configuration: ${describeErrors(config.errors)}`);
   const hubKubeConfig = new KubeConfig();
@@ -95,5 +106,17 @@ export async function startDevApi(
     localClusterId: config.value.clusterId,
   });
   const server = await buildApiServer(config.value, { clusters });
-  return server.listen();
+  const password = config.value.adminPassword ?? DEV_ADMIN_PASSWORD;
+  const adminLogin = (await isAdminPassword(server.context.users, password))
+    ? `user admin, password ${password}`
+    : `user admin, its password from an earlier run in ${dir} (svc reset-admin-password sets one)`;
+  const urls = await server.listen();
+  return {
+    ...urls,
+    adminLogin,
+    close: async () => {
+      await server.close();
+      await clusters.close();
+    },
+  };
 }

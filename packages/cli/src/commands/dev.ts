@@ -5,7 +5,7 @@ import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@s
 import { ensureNamespace, installCrds } from "@svc/kube";
 import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
-import { DEV_ADMIN_PASSWORD, startDevApi } from "./api.ts";
+import { startDevApi } from "./api.ts";
 
 const DEMO_NAMESPACE = "demo";
 
@@ -70,7 +70,7 @@ export async function runDev(): Promise<void> {
       "",
       "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
       "",
-      `  REST API         ${api.url}  (user admin, password ${DEV_ADMIN_PASSWORD}; metrics ${api.metricsUrl}/metrics)`,
+      `  REST API         ${api.url}  (${api.adminLogin}; metrics ${api.metricsUrl}/metrics)`,
       `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,

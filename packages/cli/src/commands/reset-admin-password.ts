@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { AuditRepo, openStore, parseApiConfig, resetAdminPassword, UsersRepo } from "@svc/api";
+import { openStore, parseApiConfig, resetAdminPassword, UsersRepo } from "@svc/api";
 import { describeErrors } from "@svc/core";
 
 const USAGE = `usage: svc reset-admin-password [--password-stdin]
@@ -44,12 +44,7 @@ export async function runResetAdminPassword(args: string[]): Promise<void> {
   const password = given ?? generatePassword();
   const store = await openStore(config.value.database);
   try {
-    const outcome = await resetAdminPassword(
-      new UsersRepo(store),
-      new AuditRepo(store),
-      password,
-      Date.now(),
-    );
+    const outcome = await resetAdminPassword(new UsersRepo(store), password, Date.now());
     process.stdout.write(`admin ${outcome === "created" ? "created" : "password reset"}\n`);
     if (given === undefined) process.stdout.write(`new password: ${password}\n`);
   } catch (error) {
