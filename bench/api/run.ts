@@ -7,17 +7,17 @@
 //   node bench/api/run.ts [--duration 10] [--backends sqlite,postgres] [--log-level info]
 //
 // Prints a Markdown table (paste into the "API server" section of bench/RESULTS.md) and JSON.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { freeLoopbackPort, waitFor } from "@svc/kube";
+import { autocannon, type LoadResult } from "../support/autocannon.ts";
+import { BENCH_ADMIN_PASSWORD, loginAdmin, startSvcApi } from "../support/svc-api.ts";
 import { startPostgresServer, type PostgresServer } from "../../test/support/postgres-server.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const ADMIN_PASSWORD = "bench-admin-password";
 const CONNECTIONS = 50;
 const { values: args } = parseArgs({
   options: {
@@ -28,86 +28,9 @@ const { values: args } = parseArgs({
 });
 const duration = Number(args.duration);
 
-interface LoadResult {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-}
-
 /** autocannon on CPU 1: 50 connections (unless told) for `duration` seconds. */
 function load(url: string, options: { token?: string; body?: string; connections?: number }): LoadResult {
-  const connections = String(options.connections ?? CONNECTIONS);
-  const argv = ["-c", "1", join(ROOT, "node_modules/.bin/autocannon"), "-j", "-c", connections];
-  argv.push("-d", String(duration));
-  if (options.token !== undefined) argv.push("-H", `authorization=Bearer ${options.token}`);
-  if (options.body !== undefined)
-    argv.push("-m", "POST", "-H", "content-type=application/json", "-b", options.body);
-  argv.push(url);
-  const out = execFileSync("taskset", argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(out) as {
-    requests: { average: number };
-    latency: { p50: number; p99: number };
-    errors: number;
-    non2xx: number;
-  };
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
-}
-
-/** Starts `svc api` on CPU 0 and waits (bounded) until it answers /healthz. */
-async function startApi(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freeLoopbackPort();
-  const child = spawn(
-    "taskset",
-    ["-c", "0", process.execPath, join(ROOT, "packages/cli/src/main.ts"), "api"],
-    {
-      env: {
-        ...process.env,
-        ...env,
-        SVC_API_HOST: "127.0.0.1",
-        SVC_API_PORT: String(port),
-        SVC_METRICS_PORT: "0",
-        SVC_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        SVC_LOG_LEVEL: args["log-level"],
-      },
-      // The logs go where a container's would: written, not read.
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`svc api exited with ${child.exitCode}`);
-        return fetch(`${url}/healthz`).then(
-          (r) => r.status,
-          () => 0,
-        );
-      },
-      (status) => status === 200,
-      { what: "svc api answering /healthz", timeoutMs: 60_000, intervalMs: 20 },
-    );
-  } catch (error) {
-    child.kill("SIGKILL");
-    throw new Error("svc api did not start", { cause: error });
-  }
-  return { child, url };
-}
-
-async function login(url: string): Promise<string> {
-  const reply = await fetch(`${url}/api/v1/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
-  });
-  return ((await reply.json()) as { token: string }).token;
+  return autocannon(url, { ...options, connections: options.connections ?? CONNECTIONS, seconds: duration });
 }
 
 interface Samples {
@@ -155,7 +78,7 @@ function loginFlood(url: string, seconds: number): ChildProcess {
 /** What one user sees of /auth/me and of their own login, without and then during a login flood. */
 async function floodRows(backend: string, url: string, token: string): Promise<Record<string, unknown>[]> {
   const me = () => fetch(`${url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-  const body = JSON.stringify({ username: "admin", password: ADMIN_PASSWORD });
+  const body = JSON.stringify({ username: "admin", password: BENCH_ADMIN_PASSWORD });
   const ownLogin = () =>
     fetch(`${url}/api/v1/auth/login`, {
       method: "POST",
@@ -192,9 +115,9 @@ for (const backend of args.backends.split(",")) {
   } else {
     env = { SVC_DATABASE_PATH: join(dir, "svc.sqlite") };
   }
-  const { child, url } = await startApi(env);
+  const { child, url } = await startSvcApi(env, args["log-level"]);
   try {
-    const token = await login(url);
+    const token = await loginAdmin(url);
     const run = (endpoint: string, connections: number, result: LoadResult) => {
       rows.push({ backend, endpoint, connections, ...result });
     };
@@ -205,7 +128,7 @@ for (const backend of args.backends.split(",")) {
     run("GET /healthz (no auth, no SQL: the framework's floor)", 50, load(`${url}/healthz`, {}));
     run("GET /api/v1/auth/me", 50, load(`${url}/api/v1/auth/me`, { token }));
     run("GET /api/v1/auth/me", 1, load(`${url}/api/v1/auth/me`, { token, connections: 1 }));
-    const body = JSON.stringify({ username: "admin", password: ADMIN_PASSWORD });
+    const body = JSON.stringify({ username: "admin", password: BENCH_ADMIN_PASSWORD });
     run("POST /api/v1/auth/login", 50, load(`${url}/api/v1/auth/login`, { body }));
   } finally {
     child.kill("SIGTERM");
