@@ -16,7 +16,9 @@ export interface ObjectReference {
 }
 
 /** An apply configuration: the identity plus the fields svc owns, nothing else. */
-export type ApplyConfiguration = ObjectReference & Record<string, unknown>;
+export type ApplyConfiguration = ObjectReference & {
+  metadata: ObjectReference["metadata"] & Record<string, unknown>;
+} & Record<string, unknown>;
 
 export interface ApplyOptions {
   /**
@@ -58,7 +60,7 @@ export interface ObjectWriterOptions {
   /** Default FIELD_MANAGER ("svc"). */
   fieldManager?: string;
   /** Told of every write that reached the API server (applies and deletes), for metrics and tests. */
-  onWrite?: (verb: "apply" | "delete", ref: ObjectReference) => void;
+  onWrite?: (verb: "apply" | "create" | "delete", ref: ObjectReference) => void;
 }
 
 export class ObjectWriter {
@@ -86,6 +88,22 @@ export class ObjectWriter {
       "content-type": "application/apply-patch+yaml",
       body: JSON.stringify(configuration),
     })) as T;
+  }
+
+  /** Creates the object; undefined when one of that name exists already (409). */
+  async create<T = unknown>(object: ApplyConfiguration): Promise<T | undefined> {
+    const { metadata } = object;
+    const collection = objectPath(object).slice(0, -(encodeURIComponent(metadata.name).length + 1));
+    this.#options.onWrite?.("create", object);
+    try {
+      return (await this.#request("POST", collection, {
+        "content-type": "application/json",
+        body: JSON.stringify(object),
+      })) as T;
+    } catch (error) {
+      if (error instanceof HttpStatusError && error.status === 409) return undefined;
+      throw error;
+    }
   }
 
   /** The object, or undefined when it does not exist. */
@@ -121,7 +139,7 @@ export class ObjectWriter {
   }
 
   async #request(
-    method: "GET" | "PATCH" | "DELETE",
+    method: "GET" | "POST" | "PATCH" | "DELETE",
     pathAndQuery: string,
     payload?: { "content-type": string; body: string },
   ): Promise<unknown> {
