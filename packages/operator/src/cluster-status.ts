@@ -87,6 +87,7 @@ function discoveredWorkloads(cluster: ConnectedCluster): number {
 export class ClusterStatusReporter {
   readonly #options: ClusterStatusOptions;
   readonly #crdChecked = new Set<string>();
+  readonly #reporting = new Set<Promise<void>>();
 
   constructor(options: ClusterStatusOptions) {
     this.#options = options;
@@ -122,9 +123,17 @@ export class ClusterStatusReporter {
 
   /** Writes the cluster's status when it changed; failures are logged and retried at the next report. */
   report(id: string): void {
-    void this.#report(id).catch((error: unknown) => {
-      this.#options.logger.warn({ cluster: id, err: error }, "cluster status not written");
-    });
+    const reporting = this.#report(id)
+      .catch((error: unknown) => {
+        this.#options.logger.warn({ cluster: id, err: error }, "cluster status not written");
+      })
+      .finally(() => this.#reporting.delete(reporting));
+    this.#reporting.add(reporting);
+  }
+
+  /** Resolves when the reports under way are done. */
+  async settled(): Promise<void> {
+    while (this.#reporting.size > 0) await Promise.all([...this.#reporting]);
   }
 
   async #report(id: string): Promise<void> {

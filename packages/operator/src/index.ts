@@ -36,7 +36,7 @@ export interface RunningOperator {
   metricsUrl: string;
   /** Resolves once this replica leads and every cluster's keys are queued. */
   ready: Promise<void>;
-  /** Resolves when nothing is queued, in flight or waiting for a retry (tests, benchmarks). */
+  /** Resolves when nothing is queued, in flight or waiting for a retry, and no cluster status is being written (tests, benchmarks). */
   idle: () => Promise<void>;
   /** Writes sent to API servers since start (applies, creates, deletes). */
   writes: () => number;
@@ -219,7 +219,10 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   return {
     metricsUrl: `http://${options.metricsHost === "0.0.0.0" ? "127.0.0.1" : options.metricsHost}:${port}`,
     ready,
-    idle: () => queue.whenIdle(),
+    idle: async () => {
+      await queue.whenIdle();
+      await statusReporter?.settled();
+    },
     writes: () => writes,
     stopped,
     close,
