@@ -23,6 +23,17 @@ import {
 } from "@svc/kube";
 import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { configMapAction, type ConfigMapJson } from "./configmap-apply.ts";
+import {
+  madeBySvc,
+  roleBindingInSync,
+  type RoleBindingJson,
+  type RoleJson,
+  roleInSync,
+  SIDECAR_RBAC_NAME,
+  sidecarRole,
+  sidecarRoleBinding,
+  sidecarServiceAccounts,
+} from "./sidecar-rbac.ts";
 import { DELIVERY_FINALIZER, desiredFlagStatus, sameStatus } from "./flag-status.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
@@ -67,6 +78,7 @@ export class ClusterController {
           const namespace = object.metadata?.namespace ?? "";
           this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
           this.#enqueueFlags(namespace);
+          this.#enqueueSidecarRbac(namespace);
         }),
       );
     }
@@ -94,6 +106,10 @@ export class ClusterController {
     // return to ready enqueues everything again.
     if (this.#options.cluster.health().state !== "ready") return undefined;
     if (key.kind === FEATURE_FLAG.kind) return this.#reconcileFlag(key.namespace, key.name);
+    if (key.kind === "RoleBinding") {
+      await this.#reconcileSidecarRbac(key.namespace);
+      return undefined;
+    }
     if (key.kind === "ConfigMap") {
       await this.#reconcileConfigMap(key.namespace, key.name);
       return undefined;
@@ -114,9 +130,16 @@ export class ClusterController {
       this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name });
   }
 
+  /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */
+  #enqueueSidecarRbac(namespace: string, force = false): void {
+    const sidecarFlag = this.#options.cluster.flags.list(namespace).some((f) => f.spec.delivery.sidecar);
+    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "RoleBinding", name: SIDECAR_RBAC_NAME });
+  }
+
   #flagChanged(flag: FeatureFlagResource): void {
     const { namespace, name } = flag.metadata;
     this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name });
+    if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true);
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list(namespace))
         this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
@@ -161,6 +184,29 @@ export class ClusterController {
     const { writer, sidecar, metrics } = this.#options;
     await writer.apply(workloadApplyConfiguration(workload, plan, sidecar), { force: true });
     metrics.deliveries.inc({ cluster: this.id, kind, restarts: String(plan.restarts.restarts) });
+  }
+
+  async #reconcileSidecarRbac(namespace: string): Promise<void> {
+    const { writer, cluster } = this.#options;
+    const flags = cluster.flags.list(namespace);
+    const planned = this.#workloads(namespace).map((workload) => ({
+      workload,
+      plan: planWorkload(workload, flags),
+    }));
+    const accounts = sidecarServiceAccounts(planned);
+    const role = sidecarRole(namespace);
+    const binding = sidecarRoleBinding(namespace, accounts);
+    const [currentRole, currentBinding] = await Promise.all([
+      writer.read<RoleJson>(role),
+      writer.read<RoleBindingJson>(binding),
+    ]);
+    if (accounts.length === 0) {
+      if (madeBySvc(currentBinding)) await writer.remove(binding);
+      if (madeBySvc(currentRole)) await writer.remove(role);
+      return;
+    }
+    if (!roleInSync(currentRole)) await writer.apply(role, { force: true });
+    if (!roleBindingInSync(currentBinding, namespace, accounts)) await writer.apply(binding, { force: true });
   }
 
   async #reconcileConfigMap(namespace: string, name: string): Promise<void> {

@@ -48,7 +48,7 @@ describe("configMap delivery", () => {
     expect(created?.metadata?.ownerReferences?.map((o) => `${o.kind}/${o.name}`)).toEqual([
       "FeatureFlag/theme",
     ]);
-    expect(created?.metadata?.ownerReferences?.[0]?.uid).toBe((flag.metadata as { uid?: string }).uid);
+    expect(created?.metadata?.ownerReferences?.[0]?.uid).toBe(flag.metadata.uid);
     const mounted = await eventually(
       deployment,
       (d) => (d.spec?.template.spec?.volumes ?? []).some((v) => v.configMap?.name === "ui-flags"),

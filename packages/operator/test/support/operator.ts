@@ -126,8 +126,12 @@ export function flagClient(kc: KubeConfig, namespace: string) {
       }),
     get: async (name: string) =>
       (await objects.getNamespacedCustomObject({ ...target, name })) as {
-        metadata: { resourceVersion: string; finalizers?: string[] };
-        status?: { phase?: string; targets?: { kind: string; name: string; outcome?: string }[] };
+        metadata: { resourceVersion: string; generation?: number; uid?: string; finalizers?: string[] };
+        status?: {
+          phase?: string;
+          observedGeneration?: number;
+          targets?: { kind: string; name: string; outcome?: string }[];
+        };
       },
     list: async () =>
       ((await objects.listNamespacedCustomObject(target)) as { items: { metadata: { name: string } }[] })
