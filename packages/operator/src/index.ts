@@ -202,12 +202,13 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   let closing: Promise<void> | undefined;
   close = () =>
     (closing ??= (async () => {
+      if (resync !== undefined) clearInterval(resync);
+      // Writes in flight finish before the Lease is handed back: never two writers at once.
+      await queue.shutDown();
+      for (const id of [...controllers.keys()]) disconnect(id);
       leading = false;
       metrics.leader.set(0);
       stopping.abort();
-      if (resync !== undefined) clearInterval(resync);
-      for (const id of [...controllers.keys()]) disconnect(id);
-      await queue.shutDown();
       await electing;
       await registry?.close();
       await hubWriter.close();

@@ -85,6 +85,23 @@ export async function runLeaderElection(options: LeaderElectionOptions): Promise
     );
     return true;
   };
+  /** On shutdown the leader hands the Lease back, so a standby takes over at once rather than after it expires. */
+  const release = async () => {
+    try {
+      const current = await writer.read<LeaseJson>(ref);
+      if (current?.spec?.holderIdentity !== identity) return;
+      await writer.apply(
+        {
+          ...ref,
+          metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion },
+          spec: { ...current.spec, holderIdentity: "", renewTime: microTime(now()) },
+        },
+        { force: true },
+      );
+    } catch (error) {
+      logger.warn({ err: error }, "leader election: the Lease could not be released; it expires by itself");
+    }
+  };
   while (!signal.aborted) {
     let held = false;
     try {
@@ -108,4 +125,5 @@ export async function runLeaderElection(options: LeaderElectionOptions): Promise
     }
     await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
   }
+  if (leading) await release();
 }

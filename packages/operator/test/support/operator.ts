@@ -52,6 +52,7 @@ export async function operatorScope(
 export async function startOperator(
   scope: OperatorScope,
   settings: Record<string, string> = {},
+  { waitUntilLeading = true } = {},
 ): Promise<RunningOperator> {
   const operator = await runOperator({
     ...parseOperatorConfig({
@@ -65,7 +66,7 @@ export async function startOperator(
     log: pino({ level: process.env["SVC_TEST_LOG_LEVEL"] ?? "silent" }),
     registry: { probeIntervalMs: 500 },
   });
-  await operator.ready;
+  if (waitUntilLeading) await operator.ready;
   return operator;
 }
 
