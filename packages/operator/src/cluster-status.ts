@@ -46,7 +46,7 @@ export function probeOf(health: ClusterHealth, discoveredWorkloads: number): Clu
     case "unreachable":
       return { result: "unreachable", message };
     case "error":
-      if (/\b(401|403)\b|unauthori[sz]ed|forbidden/i.test(message))
+      if (/\b(401|403)\b|unauthori[sz]ed|forbidden|may not/i.test(message))
         return { result: "unauthorized", message };
       if (/certificate|\btls\b|x509/i.test(message)) return { result: "tls", message };
       return { result: "misconfigured", message };
