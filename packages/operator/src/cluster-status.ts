@@ -22,6 +22,7 @@ import {
   type Logger,
   type ObjectWriter,
 } from "@svc/kube";
+import { canonicalJson } from "./canonical-json.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 
 export interface ClusterStatusOptions {
@@ -63,19 +64,9 @@ export function statusWorthWriting(
   if (stored === undefined) return true;
   const { lastSyncTime: storedSync, ...storedRest } = stored;
   const { lastSyncTime: nextSync, ...nextRest } = next;
-  if (JSON.stringify(sortKeys(storedRest)) !== JSON.stringify(sortKeys(nextRest))) return true;
+  if (canonicalJson(storedRest) !== canonicalJson(nextRest)) return true;
   if (nextSync === storedSync) return false;
   return storedSync === undefined || now.getTime() - Date.parse(storedSync) >= resyncMs;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => [k, sortKeys(v)]),
-  );
 }
 
 function discoveredWorkloads(cluster: ConnectedCluster): number {

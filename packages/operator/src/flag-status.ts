@@ -12,6 +12,7 @@ import {
   type FlagPhase,
   type WorkloadPlan,
 } from "@svc/core";
+import { canonicalJson } from "./canonical-json.ts";
 
 /** The finalizer with which the operator withdraws a deleted flag from its workloads first. */
 export const DELIVERY_FINALIZER = "svc.io/delivery";
@@ -57,15 +58,6 @@ export function desiredFlagStatus(
   };
 }
 
-/** JSON with sorted keys: the stored status and the desired one compare by content. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
 export function sameStatus(stored: FeatureFlagStatus | undefined, desired: FeatureFlagStatus): boolean {
-  return stored !== undefined && canonical(stored) === canonical(desired);
+  return stored !== undefined && canonicalJson(stored) === canonicalJson(desired);
 }

@@ -3,6 +3,7 @@
 // while a workload of the namespace is planned with the sidecar, and go with the last one.
 import { API_GROUP, FEATURE_FLAG, podSpecOf, type Workload, type WorkloadPlan } from "@svc/core";
 import type { ApplyConfiguration } from "@svc/kube";
+import { canonicalJson } from "./canonical-json.ts";
 import { MANAGED_BY_LABEL } from "./configmap-apply.ts";
 
 /** The name of the Role and of the RoleBinding. */
@@ -58,7 +59,7 @@ export function madeBySvc(object: Labelled | undefined): boolean {
 }
 
 export function roleInSync(current: RoleJson | undefined): boolean {
-  return current !== undefined && JSON.stringify(current.rules ?? []) === JSON.stringify(RULES);
+  return current !== undefined && canonicalJson(current.rules ?? []) === canonicalJson(RULES);
 }
 
 export function roleBindingInSync(
