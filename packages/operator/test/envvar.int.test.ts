@@ -1,7 +1,7 @@
 // envVar delivery end to end on a real control plane (kube-controller-manager runs): the
 // variable reaches exactly the matching workloads of all three kinds, a value change rolls a
 // Deployment, toggling off removes it, deleting the flag leaves each workload as before.
-import { AppsV1Api, type V1PodTemplateSpec } from "@kubernetes/client-node";
+import { AppsV1Api, PatchStrategy, setHeaderOptions, type V1PodTemplateSpec } from "@kubernetes/client-node";
 import { FLAGS_HASH_ANNOTATION, MANAGED_ENV_ANNOTATION } from "@svc/core";
 import type { RunningOperator } from "../src/index.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -184,5 +184,73 @@ describe("envVar delivery", () => {
       const object = await read(kind, name);
       expect(svcView(object), `${kind} ${name}`).toEqual(before.get(name));
     }
+  });
+});
+
+describe("a workload's labels and a flag's value over time", () => {
+  it("gives the flag to a workload that starts to match, and takes it from one that stops", async () => {
+    await flags.create("audit-trail", {
+      type: "boolean",
+      defaultValue: "true",
+      delivery: { envVar: { selector: { matchLabels: { audit: "on" } } } },
+    });
+    const relabel = (value: string | null) =>
+      apps.patchNamespacedDeployment(
+        { namespace: ns, name: "dep-other", body: { metadata: { labels: { audit: value } } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    await relabel("on");
+    await eventually(
+      () => read("Deployment", "dep-other"),
+      (o) => envByContainer(o.spec?.template, "FLAG_AUDIT_TRAIL").containers["main"] === "true",
+      "FLAG_AUDIT_TRAIL on the relabelled workload",
+    );
+    await relabel(null);
+    const after = await eventually(
+      () => read("Deployment", "dep-other"),
+      (o) => envByContainer(o.spec?.template, "FLAG_AUDIT_TRAIL").containers["main"] === undefined,
+      "FLAG_AUDIT_TRAIL gone once it no longer matches",
+    );
+    expect(svcView(after)).toEqual(before.get("dep-other"));
+    await eventually(
+      () => flags.get("audit-trail"),
+      (f) => f.status?.phase === "NoTargets",
+      "audit-trail NoTargets",
+    );
+  });
+
+  it("reports a json value that is not JSON (written with kubectl) and delivers nothing", async () => {
+    await flags.create("bad-json", {
+      type: "json",
+      defaultValue: "{not json",
+      delivery: { envVar: { selector: { matchLabels: { team: "a" } } } },
+    });
+    const flag = await eventually(
+      () => flags.get("bad-json"),
+      (f) => f.status?.phase === "Degraded",
+      "bad-json Degraded",
+    );
+    expect(flag.status?.targets?.map((t) => t.outcome)).toEqual(["invalid", "invalid", "invalid"]);
+    await operator.idle();
+    expect(
+      envByContainer((await read("Deployment", "dep-own")).spec?.template, "FLAG_BAD_JSON").containers,
+    ).toEqual({
+      main: undefined,
+      helper: undefined,
+    });
+  });
+
+  it("counts reconciles, writes and deliveries in its metrics", async () => {
+    const text = await (await fetch(`${operator.metricsUrl}/metrics`)).text();
+    expect(text).toMatch(
+      /svc_operator_reconciles_total\{cluster="local",kind="Deployment",outcome="success"\} [1-9]/,
+    );
+    expect(text).toMatch(/svc_operator_writes_total\{cluster="local",verb="apply",kind="Deployment"\} [1-9]/);
+    expect(text).toMatch(
+      /svc_operator_workload_deliveries_total\{cluster="local",kind="StatefulSet",restarts="true"\} [1-9]/,
+    );
+    expect(text).toMatch(/svc_operator_queue_depth \d+/);
+    expect(text).toMatch(/svc_operator_cluster_phase\{cluster="local",phase="Connected"\} 1/);
+    expect((await fetch(`${operator.metricsUrl}/readyz`)).status).toBe(200);
   });
 });
