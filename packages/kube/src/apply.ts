@@ -36,6 +36,7 @@ const PLURALS: Readonly<Record<string, string>> = {
   StatefulSet: "statefulsets",
   DaemonSet: "daemonsets",
   ConfigMap: "configmaps",
+  Event: "events",
   Role: "roles",
   RoleBinding: "rolebindings",
   Lease: "leases",

@@ -34,7 +34,7 @@ import {
   sidecarRoleBinding,
   sidecarServiceAccounts,
 } from "./sidecar-rbac.ts";
-import { DELIVERY_FINALIZER, desiredFlagStatus, sameStatus } from "./flag-status.ts";
+import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
 
@@ -254,8 +254,14 @@ export class ClusterController {
       plans.map((p) => p.plan),
       this.#options.now(),
     );
-    if (!sameStatus(flag.status, status))
-      await writer.apply({ ...ref, status }, { force: true, subresource: "status" });
+    if (sameStatus(flag.status, status)) return undefined;
+    await writer.apply({ ...ref, status }, { force: true, subresource: "status" });
+    const event = phaseChangeEvent(flag, status, this.#options.now());
+    // An event is a courtesy to the reader: failing to record one never fails the reconcile.
+    if (event !== undefined)
+      await writer.create(event).catch((error: unknown) => {
+        this.#options.logger.warn({ flag: `${namespace}/${name}`, err: error }, "event not recorded");
+      });
     return undefined;
   }
 }

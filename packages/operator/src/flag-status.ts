@@ -2,7 +2,9 @@
 // workloads (targets and phase are core's flagTargets and flagPhase), with a Ready condition
 // whose transition time holds while its status does; and whether it differs from the stored one.
 import {
+  API_GROUP_VERSION,
   deliveryKind,
+  FEATURE_FLAG,
   flagPhase,
   flagTargets,
   undeliverableReason,
@@ -12,6 +14,7 @@ import {
   type FlagPhase,
   type WorkloadPlan,
 } from "@svc/core";
+import type { ApplyConfiguration } from "@svc/kube";
 import { canonicalJson } from "./canonical-json.ts";
 
 /** The finalizer with which the operator withdraws a deleted flag from its workloads first. */
@@ -60,4 +63,38 @@ export function desiredFlagStatus(
 
 export function sameStatus(stored: FeatureFlagStatus | undefined, desired: FeatureFlagStatus): boolean {
   return stored !== undefined && canonicalJson(stored) === canonicalJson(desired);
+}
+
+/**
+ * The Kubernetes Event recorded on a flag whose phase changes (`kubectl describe featureflag`
+ * shows it), or undefined when the phase holds: events follow status writes, never resyncs.
+ */
+export function phaseChangeEvent(
+  flag: FeatureFlagResource,
+  status: FeatureFlagStatus,
+  now: Date,
+): ApplyConfiguration | undefined {
+  const phase = status.phase;
+  if (phase === undefined || phase === flag.status?.phase) return undefined;
+  const { name, namespace, uid } = flag.metadata;
+  const time = metaTime(now);
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${name}.${now.getTime().toString(16)}`, namespace },
+    involvedObject: {
+      apiVersion: flag.apiVersion ?? API_GROUP_VERSION,
+      kind: FEATURE_FLAG.kind,
+      name,
+      namespace,
+      uid,
+    },
+    type: phase === "Degraded" ? "Warning" : "Normal",
+    reason: phase,
+    message: status.message ?? READY_MESSAGES[phase],
+    source: { component: "svc-operator" },
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: 1,
+  };
 }

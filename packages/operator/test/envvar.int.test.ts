@@ -1,7 +1,13 @@
 // envVar delivery end to end on a real control plane (kube-controller-manager runs): the
 // variable reaches exactly the matching workloads of all three kinds, a value change rolls a
 // Deployment, toggling off removes it, deleting the flag leaves each workload as before.
-import { AppsV1Api, PatchStrategy, setHeaderOptions, type V1PodTemplateSpec } from "@kubernetes/client-node";
+import {
+  AppsV1Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1PodTemplateSpec,
+} from "@kubernetes/client-node";
 import { FLAGS_HASH_ANNOTATION, MANAGED_ENV_ANNOTATION } from "@svc/core";
 import type { RunningOperator } from "../src/index.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +16,7 @@ import { createWorkloads, flagClient, operatorScope, startOperator } from "./sup
 
 const kc = testKubeConfig();
 const apps = kc.makeApiClient(AppsV1Api);
+const core = kc.makeApiClient(CoreV1Api);
 let ns: string;
 let operator: RunningOperator;
 let flags: ReturnType<typeof flagClient>;
@@ -114,6 +121,14 @@ describe("envVar delivery", () => {
       "DaemonSet/ds-both:delivered",
     ]);
     expect(status.metadata.finalizers).toContain("svc.io/delivery");
+    const events = await eventually(
+      async () =>
+        (await core.listNamespacedEvent({ namespace: ns, fieldSelector: "involvedObject.name=checkout" }))
+          .items,
+      (items) => items.some((e) => e.reason === "Delivered"),
+      "the Delivered event on the flag",
+    );
+    expect(events.find((e) => e.reason === "Delivered")?.involvedObject.kind).toBe("FeatureFlag");
     await operator.idle();
     const other = await read("Deployment", "dep-other");
     expect(svcView(other)).toEqual(before.get("dep-other"));

@@ -1,7 +1,7 @@
 import { planWorkload } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { envFlag, workload } from "../../core/test/support/workloads.ts";
-import { desiredFlagStatus, sameStatus } from "../src/flag-status.ts";
+import { desiredFlagStatus, phaseChangeEvent, sameStatus } from "../src/flag-status.ts";
 
 const at = new Date("2026-11-22T09:00:00.123Z");
 const later = new Date("2026-11-22T10:00:00Z");
@@ -46,5 +46,19 @@ describe("desiredFlagStatus", () => {
     expect(status.message).toMatch(/not delivered/);
     expect(sameStatus(undefined, status)).toBe(false);
     expect(sameStatus({ ...status, phase: "Delivered" }, status)).toBe(false);
+  });
+});
+
+describe("phaseChangeEvent", () => {
+  it("records an event when the phase changes, a Warning when it degrades, none while it holds", () => {
+    const flag = envFlag("cfg", { app: "web" }, { type: "json", defaultValue: "{nope" });
+    const status = desiredFlagStatus(flag, [planWorkload(web, [flag])], at);
+    expect(phaseChangeEvent(flag, status, at)).toMatchObject({
+      kind: "Event",
+      type: "Warning",
+      reason: "Degraded",
+      involvedObject: { kind: "FeatureFlag", name: "cfg", namespace: "shop" },
+    });
+    expect(phaseChangeEvent({ ...flag, status }, status, later)).toBeUndefined();
   });
 });
