@@ -36,7 +36,7 @@ import {
 } from "./sidecar-rbac.ts";
 import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
 import type { OperatorMetrics } from "./metrics.ts";
-import { workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
+import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
 
 export interface ClusterControllerOptions {
   cluster: ConnectedCluster;
@@ -182,7 +182,10 @@ export class ClusterController {
     const plan = planWorkload(workload, this.#options.cluster.flags.list(namespace));
     if (plan.inSync) return;
     const { writer, sidecar, metrics } = this.#options;
-    await writer.apply(workloadApplyConfiguration(workload, plan, sidecar), { force: true });
+    const nativeSidecar = supportsNativeSidecar(this.#options.cluster.health().kubernetesVersion);
+    await writer.apply(workloadApplyConfiguration(workload, plan, sidecar, { nativeSidecar }), {
+      force: true,
+    });
     metrics.deliveries.inc({ cluster: this.id, kind, restarts: String(plan.restarts.restarts) });
   }
 

@@ -18,13 +18,24 @@ export interface SidecarSettings {
 export const PODINFO_VOLUME = "svc-flags-podinfo";
 const PODINFO_MOUNT = "/etc/svc-flags-podinfo";
 
-function sidecarContainer(port: number, settings: SidecarSettings): Record<string, unknown> {
+/**
+ * Whether the cluster runs native sidecars (init containers with restartPolicy Always, on by
+ * default from Kubernetes 1.29). An unknown version is taken as recent.
+ */
+export function supportsNativeSidecar(gitVersion: string | undefined): boolean {
+  const match = /^v?(\d+)\.(\d+)/.exec(gitVersion ?? "");
+  if (match === null) return true;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  return major > 1 || (major === 1 && minor >= 29);
+}
+
+function sidecarContainer(port: number, settings: SidecarSettings, native: boolean): Record<string, unknown> {
   return {
     name: SIDECAR_CONTAINER_NAME,
     image: settings.image,
     args: ["sidecar"],
-    // A native sidecar (Kubernetes 1.29+): started before and stopped after the app containers.
-    restartPolicy: "Always",
+    // A native sidecar is started before and stopped after the app containers.
+    ...(native ? { restartPolicy: "Always" } : {}),
     ports: [{ name: "svc-flags", containerPort: port, protocol: "TCP" }],
     env: [
       { name: "POD_NAMESPACE", valueFrom: { fieldRef: { fieldPath: "metadata.namespace" } } },
@@ -41,6 +52,7 @@ export function workloadApplyConfiguration(
   workload: Workload,
   plan: WorkloadPlan,
   sidecar: SidecarSettings,
+  { nativeSidecar = true } = {},
 ): ApplyConfiguration {
   const metadata = workload.object.metadata;
   const env = plan.env.map(({ name, value }) => ({ name, value }));
@@ -59,9 +71,13 @@ export function workloadApplyConfiguration(
       downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] },
     });
   }
+  const injected =
+    plan.sidecar === undefined ? undefined : sidecarContainer(plan.sidecar.port, sidecar, nativeSidecar);
+  // Before 1.29 the sidecar is a plain container, after the app's own.
+  const allContainers = injected !== undefined && !nativeSidecar ? [...containers, injected] : containers;
   const podSpec = {
-    ...(containers.length === 0 ? {} : { containers }),
-    ...(plan.sidecar === undefined ? {} : { initContainers: [sidecarContainer(plan.sidecar.port, sidecar)] }),
+    ...(allContainers.length === 0 ? {} : { containers: allContainers }),
+    ...(injected === undefined || !nativeSidecar ? {} : { initContainers: [injected] }),
     ...(volumes.length === 0 ? {} : { volumes }),
   };
   const templateAnnotations = plan.annotations.podTemplate;

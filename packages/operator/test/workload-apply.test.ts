@@ -1,7 +1,11 @@
 import { FLAGS_HASH_ANNOTATION, MANAGED_ENV_ANNOTATION, planWorkload } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { configMapFlag, envFlag, sidecarFlag, workload } from "../../core/test/support/workloads.ts";
-import { workloadApplyConfiguration, type SidecarSettings } from "../src/workload-apply.ts";
+import {
+  supportsNativeSidecar,
+  workloadApplyConfiguration,
+  type SidecarSettings,
+} from "../src/workload-apply.ts";
 
 const sidecar: SidecarSettings = {
   image: "example/svc:1",
@@ -100,5 +104,25 @@ describe("workloadApplyConfiguration", () => {
         downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] },
       },
     ]);
+  });
+});
+
+describe("the sidecar before Kubernetes 1.29", () => {
+  it("is a plain container after the app's own, without restartPolicy", () => {
+    const plan = planWorkload(web, [sidecarFlag("limits", { app: "web" })]);
+    const spec = podSpecOf(workloadApplyConfiguration(web, plan, sidecar, { nativeSidecar: false })) as {
+      containers?: Record<string, unknown>[];
+      initContainers?: unknown;
+    };
+    expect(spec.initContainers).toBeUndefined();
+    expect(spec.containers?.map((c) => c["name"])).toEqual(["svc-flags"]);
+    expect(spec.containers?.[0]?.["restartPolicy"]).toBeUndefined();
+  });
+
+  it("is chosen by the cluster's version", () => {
+    expect(supportsNativeSidecar("v1.28.9")).toBe(false);
+    expect(supportsNativeSidecar("v1.29.0")).toBe(true);
+    expect(supportsNativeSidecar("v1.31.2+k3s1")).toBe(true);
+    expect(supportsNativeSidecar(undefined)).toBe(true);
   });
 });
