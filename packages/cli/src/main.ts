@@ -20,6 +20,11 @@ const commands: Record<string, Command> = {
     summary: "set a new password for the admin user (from SVC_ADMIN_PASSWORD, stdin, or generated)",
     run: async (args) => (await import("./commands/reset-admin-password.ts")).runResetAdminPassword(args),
   },
+  operator: {
+    summary:
+      "run the operator that delivers flags to workloads (metrics port 9091; SVC_* environment variables)",
+    run: async () => (await import("./commands/operator.ts")).runOperatorCommand(),
+  },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",
     run: async () => (await import("./commands/sidecar.ts")).runSidecarCommand(),

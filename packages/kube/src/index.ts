@@ -22,3 +22,5 @@ export {
 export type { CacheEvent, InformerCache } from "./registry/informer-cache.ts";
 export { HttpStatusError } from "./registry/transport.ts";
 export * from "./registry/types.ts";
+export * from "./work-queue.ts";
+export * from "./apply.ts";

@@ -4,6 +4,7 @@ import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
 import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
+import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { startDevApi } from "./api.ts";
 
@@ -54,6 +55,16 @@ export async function runDev(): Promise<void> {
   await ensureNamespace(kc, SYSTEM_NAMESPACE);
   await createDemoData(kc);
   const api = await startDevApi(parentDir, controlPlane.kubeconfigPath);
+  // The operator delivers the demo flag to the demo Deployment, as it would in a cluster.
+  const operator = await runOperator(
+    parseOperatorConfig({
+      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+      SVC_LOG_LEVEL: "warn",
+      ...process.env,
+      KUBECONFIG: controlPlane.kubeconfigPath,
+    }),
+  );
+  await operator.ready;
   // The sidecar as the operator would inject it into the demo namespace's pods.
   const sidecar = await runSidecar(
     configFromEnv({
@@ -72,6 +83,7 @@ export async function runDev(): Promise<void> {
       "",
       `  REST API         ${api.url}  (${api.adminLogin}; metrics ${api.metricsUrl}/metrics)`,
       `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
+      `  operator         metrics ${operator.metricsUrl}/metrics  (delivers flags to the demo Deployment)`,
       `  Kubernetes API   ${controlPlane.server}`,
       `  kubeconfig       ${controlPlane.kubeconfigPath}`,
       `  try              ${join(defaultBinDir(), "kubectl")} --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,

@@ -131,7 +131,7 @@ export class ClusterTransport {
   }
 }
 
-async function statusError(response: { status: number; statusText: string; text(): Promise<string> }) {
+export async function statusError(response: { status: number; statusText: string; text(): Promise<string> }) {
   const text = await response.text().catch(() => "");
   let message = `${response.status} ${response.statusText}`;
   let reason: string | undefined;

@@ -20,6 +20,8 @@ export interface LocalControlPlane {
   readonly server: string;
   /** Path of a kubeconfig for a cluster-admin user. */
   readonly kubeconfigPath: string;
+  /** The kube-apiserver's audit log (JSON lines, one per write), when started with `auditLog`. */
+  readonly auditLogPath: string | undefined;
   /** Process ids of etcd, kube-apiserver and kube-controller-manager. */
   readonly pids: readonly number[];
   /** Stops only kube-apiserver (etcd keeps the data): clients see the API become unreachable. */
@@ -38,7 +40,19 @@ export interface StartOptions {
   parentDir?: string;
   /** Upper bound for each component to become ready. */
   readyTimeoutMs?: number;
+  /** Record every write (create, update, patch, delete) in an audit log, to count a client's writes. */
+  auditLog?: boolean;
 }
+
+/** Metadata of every write; reads are not recorded. */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    verbs: [create, update, patch, delete, deletecollection]
+  - level: None
+`;
 
 const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
 
@@ -165,6 +179,16 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       "--allow-privileged=true",
       "--v=0",
     ];
+    const auditLogPath = options.auditLog === true ? join(dir, "audit.log") : undefined;
+    if (auditLogPath !== undefined) {
+      const policyPath = join(dir, "audit-policy.yaml");
+      await writeFile(policyPath, AUDIT_POLICY);
+      apiserverArgs.push(
+        `--audit-policy-file=${policyPath}`,
+        `--audit-log-path=${auditLogPath}`,
+        "--audit-log-mode=blocking",
+      );
+    }
     const startApiServer = async (): Promise<SupervisedProcess> => {
       const apiserver = startComponent(binDir, dir, "kube-apiserver", apiserverArgs);
       // Started again, it takes the place of the one stopped (stop order: reverse of start).
@@ -197,6 +221,7 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       dir,
       server,
       kubeconfigPath,
+      auditLogPath,
       get pids() {
         return components.map((c) => c.pid ?? -1);
       },

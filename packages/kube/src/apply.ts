@@ -1,0 +1,170 @@
+// The one way svc writes objects it manages: server-side apply under one field manager, so each
+// write states the whole svc-owned part of an object and the API server removes whatever svc
+// set before and no longer states (an env var, a ConfigMap key, a finalizer) without touching
+// fields of other managers. Also the reads and deletes that go with it, over the cluster's
+// shared, time-bounded connection pool.
+import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
+import { fetch } from "undici";
+import { FIELD_MANAGER } from "./crds.ts";
+import { ClusterTransport, HttpStatusError, statusError } from "./registry/transport.ts";
+
+/** The identity of an object: enough to find its URL. */
+export interface ObjectReference {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string | undefined };
+}
+
+/** An apply configuration: the identity plus the fields svc owns, nothing else. */
+export type ApplyConfiguration = ObjectReference & {
+  metadata: ObjectReference["metadata"] & Record<string, unknown>;
+} & Record<string, unknown>;
+
+export interface ApplyOptions {
+  /**
+   * Take over fields another manager owns instead of failing with 409 Conflict. Controllers
+   * force (the state they apply is theirs by design); a person's tool should not.
+   */
+  force: boolean;
+  /** Write the status subresource (the main resource ignores status, and status ignores the rest). */
+  subresource?: "status" | undefined;
+}
+
+/** The plural (URL) name of each kind svc writes. */
+const PLURALS: Readonly<Record<string, string>> = {
+  Deployment: "deployments",
+  StatefulSet: "statefulsets",
+  DaemonSet: "daemonsets",
+  ConfigMap: "configmaps",
+  Event: "events",
+  Role: "roles",
+  RoleBinding: "rolebindings",
+  Lease: "leases",
+  FeatureFlag: "featureflags",
+  ClusterConnection: "clusterconnections",
+  CustomResourceDefinition: "customresourcedefinitions",
+};
+
+/** `/api/v1/namespaces/ns/configmaps/name`, `/apis/apps/v1/...`. */
+export function objectPath(ref: ObjectReference): string {
+  const plural = PLURALS[ref.kind];
+  if (plural === undefined) throw new Error(`svc does not write objects of kind ${ref.kind}`);
+  const group = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
+  const namespace = ref.metadata.namespace;
+  const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${group}${scope}/${plural}/${encodeURIComponent(ref.metadata.name)}`;
+}
+
+export interface ObjectWriterOptions {
+  /** Bound on each call. */
+  timeoutMs: number;
+  /** Default FIELD_MANAGER ("svc"). */
+  fieldManager?: string;
+  /** Told of every write that reached the API server (applies and deletes), for metrics and tests. */
+  onWrite?: (verb: "apply" | "create" | "delete", ref: ObjectReference) => void;
+}
+
+export class ObjectWriter {
+  readonly #kubeConfig: KubeConfig;
+  readonly #transport: ClusterTransport;
+  readonly #options: ObjectWriterOptions;
+
+  constructor(kubeConfig: KubeConfig, options: ObjectWriterOptions) {
+    this.#kubeConfig = kubeConfig;
+    this.#transport = new ClusterTransport(kubeConfig);
+    this.#options = options;
+  }
+
+  /** Server-side apply; returns the object as stored. */
+  async apply<T = unknown>(configuration: ApplyConfiguration, options: ApplyOptions): Promise<T> {
+    const path =
+      objectPath(configuration) + (options.subresource === undefined ? "" : `/${options.subresource}`);
+    const query = new URLSearchParams({
+      fieldManager: this.#options.fieldManager ?? FIELD_MANAGER,
+      force: String(options.force),
+    });
+    this.#options.onWrite?.("apply", configuration);
+    // JSON is YAML: the API server takes either as an apply patch.
+    return (await this.#request("PATCH", `${path}?${query.toString()}`, {
+      "content-type": "application/apply-patch+yaml",
+      body: JSON.stringify(configuration),
+    })) as T;
+  }
+
+  /** Creates the object; undefined when one of that name exists already (409). */
+  async create<T = unknown>(object: ApplyConfiguration): Promise<T | undefined> {
+    const { metadata } = object;
+    const collection = objectPath(object).slice(0, -(encodeURIComponent(metadata.name).length + 1));
+    this.#options.onWrite?.("create", object);
+    try {
+      return (await this.#request("POST", collection, {
+        "content-type": "application/json",
+        body: JSON.stringify(object),
+      })) as T;
+    } catch (error) {
+      if (error instanceof HttpStatusError && error.status === 409) return undefined;
+      throw error;
+    }
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async read<T = unknown>(ref: ObjectReference): Promise<T | undefined> {
+    try {
+      return (await this.#request("GET", objectPath(ref))) as T;
+    } catch (error) {
+      if (error instanceof HttpStatusError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the object; false when it was already gone. With `resourceVersion`, only that
+   * version is deleted (a 409 when it changed since it was read).
+   */
+  async remove(ref: ObjectReference, preconditions?: { resourceVersion: string }): Promise<boolean> {
+    this.#options.onWrite?.("delete", ref);
+    try {
+      await this.#request("DELETE", objectPath(ref), {
+        "content-type": "application/json",
+        body: JSON.stringify({ kind: "DeleteOptions", apiVersion: "v1", preconditions }),
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof HttpStatusError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#transport.close();
+  }
+
+  async #request(
+    method: "GET" | "POST" | "PATCH" | "DELETE",
+    pathAndQuery: string,
+    payload?: { "content-type": string; body: string },
+  ): Promise<unknown> {
+    const url = this.#transport.server + pathAndQuery;
+    const context = new RequestContext(url, HttpMethod.GET);
+    await this.#kubeConfig.applySecurityAuthentication(context);
+    const response = await fetch(url, {
+      method,
+      headers: {
+        ...context.getHeaders(),
+        accept: "application/json",
+        "user-agent": "svc",
+        ...(payload === undefined ? {} : { "content-type": payload["content-type"] }),
+      },
+      ...(payload === undefined ? {} : { body: payload.body }),
+      dispatcher: await this.#transport.dispatcher(),
+      signal: AbortSignal.timeout(this.#options.timeoutMs),
+    });
+    if (response.status < 200 || response.status > 299) {
+      const error = await statusError(response);
+      const what = `${method} ${pathAndQuery.split("?")[0] ?? ""}`;
+      throw new HttpStatusError(error.status, `${what}: ${error.message}`, error.reason);
+    }
+    const text = await response.text();
+    return text === "" ? undefined : JSON.parse(text);
+  }
+}

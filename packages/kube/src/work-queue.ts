@@ -1,0 +1,209 @@
+// A keyed work queue with client-go's semantics (util/workqueue): a key waits in the queue at
+// most once; a key is never processed by two workers at once; a key added while it is being
+// processed is queued again when that finishes; a failed key is retried after a per-key
+// exponential back-off, forgotten on success. Keys are `cluster/namespace/kind/name`
+// (workQueueKey). Time comes from an injected clock so tests drive it.
+import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
+
+/** What a reconcile asks for besides success: to be run again after a while (controller-runtime's Result). */
+export interface ReconcileResult {
+  requeueAfterMs?: number | undefined;
+}
+
+export interface QueueClock {
+  now(): number;
+  /** Runs `run` after `ms`; the returned function cancels it. */
+  after(ms: number, run: () => void): () => void;
+}
+
+export const systemClock: QueueClock = {
+  now: () => Date.now(),
+  after: (ms, run) => {
+    const timer = setTimeout(run, ms);
+    timer.unref();
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/** client-go's default per-item limiter: 5 ms doubling to 1000 s; capped here at 5 min, no jitter. */
+export const DEFAULT_RETRY_BACKOFF: BackoffPolicy = { initialMs: 5, maxMs: 300_000, factor: 2, jitter: 0 };
+
+export interface WorkQueueOptions {
+  /** Processes one key; throws to be retried with back-off. */
+  reconcile: (key: string) => Promise<ReconcileResult | undefined>;
+  /** Keys processed at once. */
+  concurrency: number;
+  retryBackoff?: BackoffPolicy;
+  clock?: QueueClock;
+  random?: () => number;
+  /** Told of each failure, with the retry number (0 for the first) and the delay before it. */
+  onError?: (key: string, error: unknown, retry: number, delayMs: number) => void;
+  /** Told of each finished reconcile. */
+  onDone?: (key: string, outcome: "success" | "error") => void;
+}
+
+export interface WorkQueueKey {
+  cluster: string;
+  namespace: string;
+  kind: string;
+  name: string;
+}
+
+/** `cluster/namespace/kind/name`; none of the parts can hold a slash (DNS names and kinds). */
+export function workQueueKey(key: WorkQueueKey): string {
+  return `${key.cluster}/${key.namespace}/${key.kind}/${key.name}`;
+}
+
+export function parseWorkQueueKey(key: string): WorkQueueKey {
+  const [cluster = "", namespace = "", kind = "", name = ""] = key.split("/");
+  return { cluster, namespace, kind, name };
+}
+
+export class WorkQueue {
+  readonly #options: Required<Omit<WorkQueueOptions, "onError" | "onDone">> &
+    Pick<WorkQueueOptions, "onError" | "onDone">;
+  /** FIFO of keys ready to be processed. */
+  readonly #queue: string[] = [];
+  #head = 0;
+  /** Keys that need processing (in the queue, or added while being processed). */
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Set<string>();
+  /** Keys waiting for a delay, with when they are due and how to cancel the timer. */
+  readonly #waiting = new Map<string, { dueAt: number; cancel: () => void }>();
+  readonly #failures = new Map<string, number>();
+  #workers = 0;
+  #shuttingDown = false;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: WorkQueueOptions) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+      throw new RangeError("concurrency must be a positive integer");
+    this.#options = {
+      retryBackoff: DEFAULT_RETRY_BACKOFF,
+      clock: systemClock,
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  /** Keys ready to be processed (not those in flight or waiting for a delay). */
+  get depth(): number {
+    return this.#queue.length - this.#head;
+  }
+
+  get inFlight(): number {
+    return this.#processing.size;
+  }
+
+  /** Keys waiting for a back-off or a requested delay. */
+  get delayed(): number {
+    return this.#waiting.size;
+  }
+
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (this.#processing.has(key)) return;
+    this.#queue.push(key);
+    this.#pump();
+  }
+
+  /** Adds the key after `delayMs`; an earlier pending delay of the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const { clock } = this.#options;
+    const dueAt = clock.now() + delayMs;
+    const pending = this.#waiting.get(key);
+    if (pending !== undefined) {
+      if (pending.dueAt <= dueAt) return;
+      pending.cancel();
+    }
+    const cancel = clock.after(delayMs, () => {
+      this.#waiting.delete(key);
+      this.add(key);
+    });
+    this.#waiting.set(key, { dueAt, cancel });
+  }
+
+  /** Resolves when nothing is queued, in flight or waiting (tests and benchmarks). */
+  whenIdle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Takes no new keys, drops delayed ones, and resolves when the keys in flight are done. */
+  async shutDown(): Promise<void> {
+    this.#shuttingDown = true;
+    for (const { cancel } of this.#waiting.values()) cancel();
+    this.#waiting.clear();
+    this.#queue.length = 0;
+    this.#head = 0;
+    this.#dirty.clear();
+    await this.whenIdle();
+  }
+
+  #isIdle(): boolean {
+    return this.depth === 0 && this.#processing.size === 0 && this.#waiting.size === 0;
+  }
+
+  #pump(): void {
+    while (this.#workers < this.#options.concurrency && this.depth > 0) {
+      this.#workers++;
+      void this.#work();
+    }
+  }
+
+  async #work(): Promise<void> {
+    for (let key = this.#next(); key !== undefined; key = this.#next()) {
+      await this.#process(key);
+    }
+    this.#workers--;
+    if (this.#isIdle()) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  }
+
+  #next(): string | undefined {
+    if (this.depth === 0) return undefined;
+    const key = this.#queue[this.#head++] as string;
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue.splice(0, this.#head);
+      this.#head = 0;
+    }
+    this.#processing.add(key);
+    this.#dirty.delete(key);
+    return key;
+  }
+
+  async #process(key: string): Promise<void> {
+    const { reconcile, retryBackoff, random, onError, onDone } = this.#options;
+    try {
+      const result = await reconcile(key);
+      this.#failures.delete(key);
+      onDone?.(key, "success");
+      this.#done(key);
+      if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+    } catch (error) {
+      const retry = this.#failures.get(key) ?? 0;
+      this.#failures.set(key, retry + 1);
+      const delayMs = backoffDelay(retryBackoff, retry, random());
+      onError?.(key, error, retry, delayMs);
+      onDone?.(key, "error");
+      this.#done(key);
+      this.addAfter(key, delayMs);
+    }
+  }
+
+  /** client-go's Done: a key added while it was processed goes back in the queue. */
+  #done(key: string): void {
+    this.#processing.delete(key);
+    if (this.#dirty.has(key)) {
+      this.#queue.push(key);
+      this.#pump();
+    }
+  }
+}

@@ -1,0 +1,270 @@
+// One cluster's delivery: its informer caches' events become keys of the operator's work
+// queue; each key is reconciled level-triggered from the caches (a workload to its plan, a
+// ConfigMap to its flags' keys, a flag's finalizer and status), and written only when it
+// differs, by server-side apply under svc's field manager.
+import {
+  isBeingDeleted,
+  planConfigMaps,
+  planWorkload,
+  WORKLOAD_KINDS,
+  type FeatureFlagResource,
+  type Workload,
+  type WorkloadKind,
+  type WorkloadObject,
+} from "@svc/core";
+import {
+  workQueueKey,
+  type ConnectedCluster,
+  type InformerCache,
+  type Logger,
+  type ObjectWriter,
+  type ReconcileResult,
+  type WorkQueueKey,
+} from "@svc/kube";
+import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
+import { configMapAction, type ConfigMapJson } from "./configmap-apply.ts";
+import {
+  madeBySvc,
+  roleBindingInSync,
+  type RoleBindingJson,
+  type RoleJson,
+  roleInSync,
+  SIDECAR_RBAC_NAME,
+  sidecarRole,
+  sidecarRoleBinding,
+  sidecarServiceAccounts,
+} from "./sidecar-rbac.ts";
+import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
+import type { OperatorMetrics } from "./metrics.ts";
+import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
+
+export interface ClusterControllerOptions {
+  cluster: ConnectedCluster;
+  writer: ObjectWriter;
+  enqueue: (key: string) => void;
+  sidecar: SidecarSettings;
+  metrics: OperatorMetrics;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** How long a flag being deleted waits before looking again at workloads still carrying it. */
+const WITHDRAW_RECHECK_MS = 2000;
+
+export class ClusterController {
+  readonly #options: ClusterControllerOptions;
+  readonly #unsubscribe: (() => void)[] = [];
+  /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
+  readonly #configMapOfFlag = new Map<string, string>();
+
+  constructor(options: ClusterControllerOptions) {
+    this.#options = options;
+  }
+
+  get id(): string {
+    return this.#options.cluster.id;
+  }
+
+  start(): void {
+    const { cluster } = this.#options;
+    this.#unsubscribe.push(
+      cluster.flags.onEvent(({ object }) => {
+        this.#flagChanged(object);
+      }),
+    );
+    for (const kind of WORKLOAD_KINDS) {
+      this.#unsubscribe.push(
+        this.#cache(kind).onEvent(({ object }) => {
+          const namespace = object.metadata?.namespace ?? "";
+          this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
+          this.#enqueueFlags(namespace);
+          this.#enqueueSidecarRbac(namespace);
+        }),
+      );
+    }
+  }
+
+  stop(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+  }
+
+  /** Every key of the cluster: at start, when the cluster becomes ready again, and on each resync. */
+  enqueueAll(): void {
+    const { cluster } = this.#options;
+    for (const flag of cluster.flags.list()) this.#flagChanged(flag);
+    for (const kind of WORKLOAD_KINDS)
+      for (const object of this.#cache(kind).list())
+        this.#enqueue({
+          namespace: object.metadata?.namespace ?? "",
+          kind,
+          name: object.metadata?.name ?? "",
+        });
+  }
+
+  async reconcile(key: WorkQueueKey): Promise<ReconcileResult | undefined> {
+    // Caches being filled (or stale after an outage) would make a wrong plan: the cluster's
+    // return to ready enqueues everything again.
+    if (this.#options.cluster.health().state !== "ready") return undefined;
+    if (key.kind === FEATURE_FLAG.kind) return this.#reconcileFlag(key.namespace, key.name);
+    if (key.kind === "RoleBinding") {
+      await this.#reconcileSidecarRbac(key.namespace);
+      return undefined;
+    }
+    if (key.kind === "ConfigMap") {
+      await this.#reconcileConfigMap(key.namespace, key.name);
+      return undefined;
+    }
+    if ((WORKLOAD_KINDS as readonly string[]).includes(key.kind)) {
+      await this.#reconcileWorkload(key.kind as WorkloadKind, key.namespace, key.name);
+      return undefined;
+    }
+    throw new Error(`no reconciler for kind ${key.kind}`);
+  }
+
+  #enqueue(key: Omit<WorkQueueKey, "cluster">): void {
+    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }));
+  }
+
+  #enqueueFlags(namespace: string): void {
+    for (const flag of this.#options.cluster.flags.list(namespace))
+      this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name });
+  }
+
+  /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */
+  #enqueueSidecarRbac(namespace: string, force = false): void {
+    const sidecarFlag = this.#options.cluster.flags.list(namespace).some((f) => f.spec.delivery.sidecar);
+    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "RoleBinding", name: SIDECAR_RBAC_NAME });
+  }
+
+  #flagChanged(flag: FeatureFlagResource): void {
+    const { namespace, name } = flag.metadata;
+    this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name });
+    if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true);
+    for (const kind of WORKLOAD_KINDS)
+      for (const object of this.#cache(kind).list(namespace))
+        this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
+    const flagKey = `${namespace}/${name}`;
+    const before = this.#configMapOfFlag.get(flagKey);
+    const now = flag.spec.delivery.configMap?.configMapName;
+    if (before !== undefined && before !== now) this.#enqueue({ namespace, kind: "ConfigMap", name: before });
+    if (now === undefined) this.#configMapOfFlag.delete(flagKey);
+    else {
+      this.#configMapOfFlag.set(flagKey, now);
+      this.#enqueue({ namespace, kind: "ConfigMap", name: now });
+    }
+  }
+
+  #cache(
+    kind: WorkloadKind,
+  ): InformerCache<WorkloadObject & { metadata?: { name?: string; namespace?: string } }> {
+    const { cluster } = this.#options;
+    const caches = {
+      Deployment: cluster.deployments,
+      StatefulSet: cluster.statefulSets,
+      DaemonSet: cluster.daemonSets,
+    } as const;
+    return caches[kind];
+  }
+
+  #workloads(namespace: string): Workload[] {
+    return WORKLOAD_KINDS.flatMap((kind) =>
+      this.#cache(kind)
+        .list(namespace)
+        .filter((object) => object.metadata?.deletionTimestamp === undefined)
+        .map((object) => ({ kind, object })),
+    );
+  }
+
+  async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
+    const object = this.#cache(kind).get(namespace, name);
+    if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
+    const workload: Workload = { kind, object };
+    const plan = planWorkload(workload, this.#options.cluster.flags.list(namespace));
+    if (plan.inSync) return;
+    const { writer, sidecar, metrics } = this.#options;
+    const nativeSidecar = supportsNativeSidecar(this.#options.cluster.health().kubernetesVersion);
+    await writer.apply(workloadApplyConfiguration(workload, plan, sidecar, { nativeSidecar }), {
+      force: true,
+    });
+    metrics.deliveries.inc({ cluster: this.id, kind, restarts: String(plan.restarts.restarts) });
+  }
+
+  async #reconcileSidecarRbac(namespace: string): Promise<void> {
+    const { writer, cluster } = this.#options;
+    const flags = cluster.flags.list(namespace);
+    const planned = this.#workloads(namespace).map((workload) => ({
+      workload,
+      plan: planWorkload(workload, flags),
+    }));
+    const accounts = sidecarServiceAccounts(planned);
+    const role = sidecarRole(namespace);
+    const binding = sidecarRoleBinding(namespace, accounts);
+    const [currentRole, currentBinding] = await Promise.all([
+      writer.read<RoleJson>(role),
+      writer.read<RoleBindingJson>(binding),
+    ]);
+    if (accounts.length === 0) {
+      if (madeBySvc(currentBinding)) await writer.remove(binding);
+      if (madeBySvc(currentRole)) await writer.remove(role);
+      return;
+    }
+    if (!roleInSync(currentRole)) await writer.apply(role, { force: true });
+    if (!roleBindingInSync(currentBinding, namespace, accounts)) await writer.apply(binding, { force: true });
+  }
+
+  async #reconcileConfigMap(namespace: string, name: string): Promise<void> {
+    const { writer, cluster } = this.#options;
+    const plan = planConfigMaps(cluster.flags.list(namespace)).find((p) => p.configMapName === name);
+    const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } };
+    const current = await writer.read<ConfigMapJson>(ref);
+    const action = configMapAction(namespace, name, plan, current);
+    if (action.action === "apply") await writer.apply(action.configuration, { force: true });
+    else if (action.action === "delete")
+      await writer.remove(ref, { resourceVersion: action.resourceVersion });
+  }
+
+  async #reconcileFlag(namespace: string, name: string): Promise<ReconcileResult | undefined> {
+    const { cluster, writer } = this.#options;
+    const flag = cluster.flags.get(namespace, name);
+    if (flag === undefined) return undefined;
+    const ref = { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name, namespace } };
+    const finalized = flag.metadata.finalizers?.includes(DELIVERY_FINALIZER) === true;
+    const flags = cluster.flags.list(namespace);
+    const plans = this.#workloads(namespace).map((workload) => ({
+      workload,
+      plan: planWorkload(workload, flags),
+    }));
+    if (isBeingDeleted(flag)) {
+      if (!finalized) return undefined;
+      // The plans leave a flag being deleted out: once every workload is as planned, the flag
+      // is withdrawn everywhere and may go.
+      const carrying = plans.filter((p) => !p.plan.inSync);
+      for (const { plan } of carrying) this.#enqueue({ namespace, kind: plan.kind, name: plan.name });
+      const configMap = flag.spec.delivery.configMap?.configMapName;
+      if (configMap !== undefined) await this.#reconcileConfigMap(namespace, configMap);
+      if (carrying.length > 0) return { requeueAfterMs: WITHDRAW_RECHECK_MS };
+      // svc's apply of the flag states only the finalizer: stating nothing removes it.
+      await writer.apply(ref, { force: true });
+      return undefined;
+    }
+    if (!finalized)
+      await writer.apply(
+        { ...ref, metadata: { ...ref.metadata, finalizers: [DELIVERY_FINALIZER] } },
+        { force: true },
+      );
+    const status = desiredFlagStatus(
+      flag,
+      plans.map((p) => p.plan),
+      this.#options.now(),
+    );
+    if (sameStatus(flag.status, status)) return undefined;
+    await writer.apply({ ...ref, status }, { force: true, subresource: "status" });
+    const event = phaseChangeEvent(flag, status, this.#options.now());
+    // An event is a courtesy to the reader: failing to record one never fails the reconcile.
+    if (event !== undefined)
+      await writer.create(event).catch((error: unknown) => {
+        this.#options.logger.warn({ flag: `${namespace}/${name}`, err: error }, "event not recorded");
+      });
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+// Settings of `svc operator`, from the environment, read once by the shared strict reader.
+import { isDns1123Label, SYSTEM_NAMESPACE } from "@svc/core";
+import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import type { SidecarSettings } from "./workload-apply.ts";
+
+export interface OperatorConfig {
+  /** SVC_CLUSTER_ID: the id of the cluster the operator runs in. */
+  clusterId: string;
+  systemNamespace: string;
+  /** Path of a kubeconfig; unset inside a pod, where the ServiceAccount is used. */
+  kubeconfigPath: string | undefined;
+  /** Keys reconciled at once. */
+  concurrency: number;
+  /** Every key is reconciled again this often, even without an event. */
+  resyncMs: number;
+  /** Bound on each call to a cluster. */
+  requestTimeoutMs: number;
+  /** Port of /metrics, /healthz and /readyz (0: any free port). */
+  metricsPort: number;
+  metricsHost: string;
+  /** Whether to act only while holding the Lease svc-operator in systemNamespace. */
+  leaderElection: boolean;
+  /** This replica's name in the Lease (the pod name in a cluster). */
+  identity: string;
+  leaseDurationMs: number;
+  sidecar: SidecarSettings;
+  logLevel: LogLevel;
+}
+
+export const DEFAULT_OPERATOR_METRICS_PORT = 9091;
+export const DEFAULT_SIDECAR_IMAGE = "ghcr.io/svc-io/svc:0.1.0";
+
+/** Reads the configuration; throws one message naming every variable that is wrong. */
+export function parseOperatorConfig(env: Environment): OperatorConfig {
+  const read = settingsReader(env);
+  const clusterId = read.text("SVC_CLUSTER_ID", "local");
+  const systemNamespace = read.text("SVC_NAMESPACE", SYSTEM_NAMESPACE);
+  for (const [name, value] of [
+    ["SVC_CLUSTER_ID", clusterId],
+    ["SVC_NAMESPACE", systemNamespace],
+  ] as const)
+    if (!isDns1123Label(value)) read.problem(name, `must be a DNS-1123 label, got ${JSON.stringify(value)}`);
+  const config: OperatorConfig = {
+    clusterId,
+    systemNamespace,
+    kubeconfigPath: read.text("KUBECONFIG", "").split(":")[0] || undefined,
+    concurrency: read.integer("SVC_OPERATOR_CONCURRENCY", 16, { min: 1, max: 1024 }),
+    resyncMs: read.durationMs("SVC_OPERATOR_RESYNC", 600_000, { min: 10_000, max: 86_400_000 }),
+    requestTimeoutMs: read.durationMs("SVC_OPERATOR_REQUEST_TIMEOUT", 10_000, { min: 100, max: 300_000 }),
+    metricsPort: read.port("SVC_OPERATOR_METRICS_PORT", DEFAULT_OPERATOR_METRICS_PORT),
+    metricsHost: read.text("SVC_OPERATOR_METRICS_HOST", "0.0.0.0"),
+    leaderElection: read.boolean("SVC_OPERATOR_LEADER_ELECTION", true),
+    identity: read.text("SVC_OPERATOR_IDENTITY", env["HOSTNAME"] ?? "") || `svc-operator-${process.pid}`,
+    leaseDurationMs: read.durationMs("SVC_OPERATOR_LEASE_DURATION", 15_000, { min: 2_000, max: 300_000 }),
+    sidecar: {
+      image: read.text("SVC_SIDECAR_IMAGE", DEFAULT_SIDECAR_IMAGE),
+      resources: {
+        requests: {
+          cpu: read.text("SVC_SIDECAR_CPU_REQUEST", "10m"),
+          memory: read.text("SVC_SIDECAR_MEMORY_REQUEST", "32Mi"),
+        },
+        limits: {
+          cpu: read.text("SVC_SIDECAR_CPU_LIMIT", "100m"),
+          memory: read.text("SVC_SIDECAR_MEMORY_LIMIT", "64Mi"),
+        },
+      },
+    },
+    logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
+  };
+  if (read.errors.length > 0) throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));
+  return config;
+}

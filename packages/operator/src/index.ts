@@ -1,0 +1,253 @@
+// `svc operator`: delivers FeatureFlags to the workloads of every registered cluster and keeps
+// the flags' status. runOperator wires the parts (cluster registry → controllers → work queue,
+// leader election, metrics server) and owns their lifecycle.
+import { createServer, type Server } from "node:http";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
+import { pino, type Logger } from "pino";
+import {
+  ClusterRegistry,
+  ObjectWriter,
+  parseWorkQueueKey,
+  WorkQueue,
+  type ClusterRegistryOptions,
+  type ConnectedCluster,
+} from "@svc/kube";
+import { ClusterController } from "./cluster-controller.ts";
+import { ClusterStatusReporter, ensureHubCrds } from "./cluster-status.ts";
+import type { OperatorConfig } from "./config.ts";
+import { runLeaderElection } from "./leader-election.ts";
+import { createOperatorMetrics } from "./metrics.ts";
+
+export { parseOperatorConfig, type OperatorConfig } from "./config.ts";
+export { DELIVERY_FINALIZER } from "./flag-status.ts";
+
+export interface OperatorOptions extends OperatorConfig {
+  /** Overrides KUBECONFIG / in-cluster discovery. */
+  kubeConfig?: KubeConfig;
+  log?: Logger;
+  /** Overrides of the cluster registry's timings (tests). */
+  registry?: Partial<Omit<ClusterRegistryOptions, "hubKubeConfig" | "logger">>;
+}
+
+export interface RunningOperator {
+  /** http://host:port of /metrics, /healthz and /readyz. */
+  metricsUrl: string;
+  /** Resolves once this replica leads and every cluster's keys are queued. */
+  ready: Promise<void>;
+  /** Resolves when nothing is queued, in flight or waiting for a retry, and no cluster status is being written (tests, benchmarks). */
+  idle: () => Promise<void>;
+  /** Writes sent to API servers since start (applies, creates, deletes). */
+  writes: () => number;
+  /** Resolves when the operator stopped on its own (leadership lost). */
+  stopped: Promise<void>;
+  close: () => Promise<void>;
+}
+
+function loadKubeConfig(path: string | undefined): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  if (path === undefined) kubeConfig.loadFromCluster();
+  else kubeConfig.loadFromFile(path);
+  return kubeConfig;
+}
+
+export async function runOperator(options: OperatorOptions): Promise<RunningOperator> {
+  const log = options.log ?? pino({ level: options.logLevel, base: { component: "operator" } });
+  const hubKubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath);
+  const metrics = createOperatorMetrics(() => ({ depth: queue.depth, delayed: queue.delayed }));
+  const now = () => new Date();
+  let writes = 0;
+  const controllers = new Map<string, { controller: ClusterController; writer: ObjectWriter }>();
+  const queue = new WorkQueue({
+    concurrency: options.concurrency,
+    reconcile: async (key) => {
+      const parsed = parseWorkQueueKey(key);
+      const entry = controllers.get(parsed.cluster);
+      // A removed cluster's keys are dropped.
+      return entry === undefined ? undefined : entry.controller.reconcile(parsed);
+    },
+    onDone: (key, outcome) => {
+      const { cluster, kind } = parseWorkQueueKey(key);
+      metrics.reconciles.inc({ cluster, kind, outcome });
+    },
+    onError: (key, error, retry, delayMs) => {
+      log.warn({ key, err: error, retry, delayMs }, "reconcile failed; retrying");
+    },
+  });
+
+  const server = metricsServer(
+    async () => metrics.registry.metrics(),
+    metrics.registry.contentType,
+    () => leading,
+  );
+  server.listen(options.metricsPort, options.metricsHost);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+
+  const hubWriter = new ObjectWriter(hubKubeConfig, {
+    timeoutMs: options.requestTimeoutMs,
+    onWrite: () => {
+      writes++;
+    },
+  });
+  const stopping = new AbortController();
+  let leading = false;
+  let registry: ClusterRegistry | undefined;
+  let statusReporter: ClusterStatusReporter | undefined;
+  let resync: NodeJS.Timeout | undefined;
+  let markStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (markStopped = resolve));
+
+  const connect = (cluster: ConnectedCluster) => {
+    disconnect(cluster.id);
+    const writer = new ObjectWriter(cluster.kubeConfig, {
+      timeoutMs: options.requestTimeoutMs,
+      onWrite: (verb, ref) => {
+        writes++;
+        metrics.writes.inc({ cluster: cluster.id, verb, kind: ref.kind });
+      },
+    });
+    const controller = new ClusterController({
+      cluster,
+      writer,
+      enqueue: (key) => {
+        queue.add(key);
+      },
+      sidecar: options.sidecar,
+      metrics,
+      logger: log,
+      now,
+    });
+    controllers.set(cluster.id, { controller, writer });
+    controller.start();
+    controller.enqueueAll();
+  };
+  const disconnect = (id: string) => {
+    const entry = controllers.get(id);
+    if (entry === undefined) return;
+    controllers.delete(id);
+    entry.controller.stop();
+    void entry.writer.close();
+  };
+
+  const startActing = async () => {
+    if (await ensureHubCrds(hubWriter, hubKubeConfig)) log.info("svc's CRDs installed in the hub");
+    registry = await ClusterRegistry.start({
+      hubKubeConfig,
+      localClusterId: options.clusterId,
+      systemNamespace: options.systemNamespace,
+      requestTimeoutMs: options.requestTimeoutMs,
+      logger: log,
+      ...options.registry,
+    });
+    const started = registry;
+    statusReporter = new ClusterStatusReporter({
+      registry: started,
+      hubWriter,
+      hubKubeConfig,
+      systemNamespace: options.systemNamespace,
+      localClusterId: options.clusterId,
+      metrics,
+      logger: log,
+      now,
+    });
+    await statusReporter.registerLocalCluster();
+    for (const cluster of started.list()) connect(cluster);
+    started.onChange((event) => {
+      const cluster = started.get(event.id);
+      if (event.type === "removed" || cluster === undefined) disconnect(event.id);
+      else if (event.type === "added" || event.type === "changed") connect(cluster);
+      // Back to ready after syncing or an outage: the caches may hold changes not yet seen.
+      else if (cluster.health().state === "ready") controllers.get(event.id)?.controller.enqueueAll();
+      statusReporter?.report(event.id);
+    });
+    statusReporter.reportAll();
+    resync = setInterval(() => {
+      for (const { controller } of controllers.values()) controller.enqueueAll();
+      statusReporter?.reportAll();
+    }, options.resyncMs);
+    resync.unref();
+  };
+
+  let markReady: () => void = () => undefined;
+  let failReady: (error: unknown) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  const lead = () => {
+    leading = true;
+    metrics.leader.set(1);
+    startActing().then(markReady, failReady);
+  };
+  let close: () => Promise<void> = () => Promise.resolve();
+  let electing: Promise<void> | undefined;
+  if (options.leaderElection)
+    electing = runLeaderElection({
+      writer: hubWriter,
+      namespace: options.systemNamespace,
+      identity: options.identity,
+      leaseDurationMs: options.leaseDurationMs,
+      now,
+      logger: log,
+      signal: stopping.signal,
+      onStartedLeading: lead,
+      onStoppedLeading: () => {
+        void close().then(markStopped);
+      },
+    });
+  else lead();
+
+  let closing: Promise<void> | undefined;
+  close = () =>
+    (closing ??= (async () => {
+      if (resync !== undefined) clearInterval(resync);
+      // Writes in flight finish before the Lease is handed back: never two writers at once.
+      await queue.shutDown();
+      for (const id of [...controllers.keys()]) disconnect(id);
+      leading = false;
+      metrics.leader.set(0);
+      stopping.abort();
+      await electing;
+      await registry?.close();
+      await hubWriter.close();
+      server.close();
+      server.closeAllConnections();
+      log.info("operator stopped");
+    })());
+
+  return {
+    metricsUrl: `http://${options.metricsHost === "0.0.0.0" ? "127.0.0.1" : options.metricsHost}:${port}`,
+    ready,
+    idle: async () => {
+      await queue.whenIdle();
+      await statusReporter?.settled();
+    },
+    writes: () => writes,
+    stopped,
+    close,
+  };
+}
+
+/** /metrics, /healthz (the process runs) and /readyz (it leads, or stands by ready to). */
+function metricsServer(metrics: () => Promise<string>, contentType: string, leading: () => boolean): Server {
+  return createServer((request, response) => {
+    const path = (request.url ?? "/").split("?")[0];
+    if (request.method !== "GET") {
+      response.writeHead(405, { "content-type": "application/json" }).end('{"error":"only GET is served"}');
+    } else if (path === "/metrics") {
+      metrics().then(
+        (text) => response.writeHead(200, { "content-type": contentType }).end(text),
+        (error: unknown) =>
+          response
+            .writeHead(500, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: String(error) })),
+      );
+    } else if (path === "/healthz" || path === "/readyz") {
+      response.writeHead(200, { "content-type": "text/plain", "x-svc-leader": String(leading()) }).end("ok");
+    } else {
+      response.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+    }
+  });
+}

@@ -1,0 +1,129 @@
+// Leader election with a coordination.k8s.io Lease, as client-go's leaderelection does it: the
+// holder renews the Lease every third of its duration; another replica takes it over only
+// when it has not been renewed for a whole duration; every update is conditional on the
+// resourceVersion read, so two replicas never both believe they hold it.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger, ObjectWriter } from "@svc/kube";
+
+export const LEASE_NAME = "svc-operator";
+
+interface LeaseJson {
+  metadata: { resourceVersion?: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    renewTime?: string;
+    acquireTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export interface LeaderElectionOptions {
+  writer: ObjectWriter;
+  namespace: string;
+  identity: string;
+  leaseDurationMs: number;
+  now: () => Date;
+  logger: Logger;
+  signal: AbortSignal;
+  /** Called once, when this replica becomes leader. */
+  onStartedLeading: () => void;
+  /** Called once, when a leader could not renew in time: it must stop acting at once. */
+  onStoppedLeading: () => void;
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds. */
+function microTime(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+
+/** Whether the Lease may be taken by `identity` at `now`: it holds it, or the holder let it expire. */
+export function mayAcquire(lease: LeaseJson["spec"], identity: string, now: Date): boolean {
+  if (lease?.holderIdentity === undefined || lease.holderIdentity === "" || lease.holderIdentity === identity)
+    return true;
+  const renewed = Date.parse(lease.renewTime ?? "");
+  const durationMs = (lease.leaseDurationSeconds ?? 0) * 1000;
+  return !Number.isFinite(renewed) || renewed + durationMs < now.getTime();
+}
+
+export async function runLeaderElection(options: LeaderElectionOptions): Promise<void> {
+  const { writer, namespace, identity, leaseDurationMs, now, logger, signal } = options;
+  const ref = {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: LEASE_NAME, namespace },
+  };
+  const durationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
+  let leading = false;
+  let lastRenew = 0;
+  const tryAcquire = async (): Promise<boolean> => {
+    const current = await writer.read<LeaseJson>(ref);
+    const at = now();
+    if (current === undefined) {
+      const spec = {
+        holderIdentity: identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: microTime(at),
+        renewTime: microTime(at),
+        leaseTransitions: 0,
+      };
+      return (await writer.create({ ...ref, spec })) !== undefined;
+    }
+    if (!mayAcquire(current.spec, identity, at)) return false;
+    const taking = current.spec?.holderIdentity !== identity;
+    const spec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: durationSeconds,
+      acquireTime: taking ? microTime(at) : (current.spec?.acquireTime ?? microTime(at)),
+      renewTime: microTime(at),
+      leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (taking ? 1 : 0),
+    };
+    // The resourceVersion makes it conditional: a replica that read an older Lease gets 409.
+    await writer.apply(
+      { ...ref, metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion }, spec },
+      { force: true },
+    );
+    return true;
+  };
+  /** On shutdown the leader hands the Lease back, so a standby takes over at once rather than after it expires. */
+  const release = async () => {
+    try {
+      const current = await writer.read<LeaseJson>(ref);
+      if (current?.spec?.holderIdentity !== identity) return;
+      await writer.apply(
+        {
+          ...ref,
+          metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion },
+          spec: { ...current.spec, holderIdentity: "", renewTime: microTime(now()) },
+        },
+        { force: true },
+      );
+    } catch (error) {
+      logger.warn({ err: error }, "leader election: the Lease could not be released; it expires by itself");
+    }
+  };
+  while (!signal.aborted) {
+    let held = false;
+    try {
+      held = await tryAcquire();
+    } catch (error) {
+      logger.warn({ err: error }, "leader election: the Lease could not be read or written");
+    }
+    const at = now().getTime();
+    if (held) {
+      lastRenew = at;
+      if (!leading) {
+        leading = true;
+        logger.info({ identity }, "leader election: this replica leads");
+        options.onStartedLeading();
+      }
+    } else if (leading && at - lastRenew >= leaseDurationMs * (2 / 3)) {
+      // client-go's renew deadline: stop before another replica may take over.
+      logger.error({ identity }, "leader election: the Lease could not be renewed; stopping");
+      options.onStoppedLeading();
+      return;
+    }
+    await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
+  }
+  if (leading) await release();
+}
