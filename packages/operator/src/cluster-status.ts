@@ -12,11 +12,9 @@ import {
   goDurationMs,
   localClusterConnection,
   type ClusterConnectionStatus,
-  type ClusterProbe,
 } from "@svc/core";
 import {
   installCrds,
-  type ClusterHealth,
   type ClusterRegistry,
   type ConnectedCluster,
   type Logger,
@@ -34,24 +32,6 @@ export interface ClusterStatusOptions {
   metrics: OperatorMetrics;
   logger: Logger;
   now: () => Date;
-}
-
-/** The registry's health as the probe core's clusterStatus decides from; undefined while syncing. */
-export function probeOf(health: ClusterHealth, discoveredWorkloads: number): ClusterProbe | undefined {
-  const message = health.message ?? "";
-  switch (health.state) {
-    case "syncing":
-      return undefined;
-    case "ready":
-      return { result: "connected", kubernetesVersion: health.kubernetesVersion ?? "", discoveredWorkloads };
-    case "unreachable":
-      return { result: "unreachable", message };
-    case "error":
-      if (/\b(401|403)\b|unauthori[sz]ed|forbidden|may not/i.test(message))
-        return { result: "unauthorized", message };
-      if (/certificate|\btls\b|x509/i.test(message)) return { result: "tls", message };
-      return { result: "misconfigured", message };
-  }
 }
 
 /** Whether a new status says something the stored one does not (lastSyncTime alone only after a resync period). */
@@ -134,11 +114,19 @@ export class ClusterStatusReporter {
     const health = cluster.health();
     if (health.state === "error" && /\b404\b|not found/i.test(health.message ?? ""))
       await this.#installCrd(cluster);
-    const probe = probeOf(health, discoveredWorkloads(cluster));
-    if (probe === undefined) return;
+    // While the caches fill, the stored status stands: it changes when the cluster is ready or fails.
+    if (health.state === "syncing") return;
     const connection = cluster.connection;
     const at = now();
-    const status = clusterStatus(probe, connection?.status, at, connection?.metadata.generation);
+    const status = clusterStatus(
+      {
+        health,
+        discoveredWorkloads: health.state === "ready" ? discoveredWorkloads(cluster) : undefined,
+        previous: connection?.status,
+        generation: connection?.metadata.generation,
+      },
+      at,
+    );
     for (const phase of CLUSTER_PHASES)
       metrics.clusterPhase.set({ cluster: id, phase }, phase === status.phase ? 1 : 0);
     if (connection === undefined) return;
