@@ -41,12 +41,15 @@ import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings
 export interface ClusterControllerOptions {
   cluster: ConnectedCluster;
   writer: ObjectWriter;
-  enqueue: (key: string) => void;
+  enqueue: (key: string, delayMs?: number) => void;
   sidecar: SidecarSettings;
   metrics: OperatorMetrics;
   logger: Logger;
   now: () => Date;
 }
+
+/** Coalescing of flag status updates after workload events. */
+const FLAG_STATUS_DELAY_MS = 250;
 
 /** How long a flag being deleted waits before looking again at workloads still carrying it. */
 const WITHDRAW_RECHECK_MS = 2000;
@@ -77,7 +80,9 @@ export class ClusterController {
         this.#cache(kind).onEvent(({ object }) => {
           const namespace = object.metadata?.namespace ?? "";
           this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
-          this.#enqueueFlags(namespace);
+          // A flag's status plans every workload of its namespace: during a rollout's stream of
+          // workload events it is brought up to date once per FLAG_STATUS_DELAY_MS, not per event.
+          this.#enqueueFlags(namespace, FLAG_STATUS_DELAY_MS);
           this.#enqueueSidecarRbac(namespace);
         }),
       );
@@ -121,13 +126,13 @@ export class ClusterController {
     throw new Error(`no reconciler for kind ${key.kind}`);
   }
 
-  #enqueue(key: Omit<WorkQueueKey, "cluster">): void {
-    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }));
+  #enqueue(key: Omit<WorkQueueKey, "cluster">, delayMs = 0): void {
+    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }), delayMs);
   }
 
-  #enqueueFlags(namespace: string): void {
+  #enqueueFlags(namespace: string, delayMs: number): void {
     for (const flag of this.#options.cluster.flags.list(namespace))
-      this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name });
+      this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name }, delayMs);
   }
 
   /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */

@@ -8,6 +8,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import {
   ClusterRegistry,
+  HttpStatusError,
   ObjectWriter,
   parseWorkQueueKey,
   WorkQueue,
@@ -72,7 +73,13 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       metrics.reconciles.inc({ cluster, kind, outcome });
     },
     onError: (key, error, retry, delayMs) => {
-      log.warn({ key, err: error, retry, delayMs }, "reconcile failed; retrying");
+      // A 409 is the optimistic lock at work (the object changed since it was cached): expected
+      // while controllers update the same objects, planned again at once.
+      const conflict = error instanceof HttpStatusError && error.status === 409;
+      log[conflict && retry < 3 ? "debug" : "warn"](
+        { key, err: error, retry, delayMs },
+        "reconcile failed; retrying",
+      );
     },
   });
 
@@ -111,8 +118,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     const controller = new ClusterController({
       cluster,
       writer,
-      enqueue: (key) => {
-        queue.add(key);
+      enqueue: (key, delayMs = 0) => {
+        queue.addAfter(key, delayMs);
       },
       sidecar: options.sidecar,
       metrics,
