@@ -107,7 +107,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
   const connect = (cluster: ConnectedCluster) => {
-    disconnect(cluster.id);
+    // Reconciles in flight finish on the old connections (each call is bounded by the timeout).
+    disconnect(cluster.id, options.requestTimeoutMs);
     const writer = new ObjectWriter(cluster.kubeConfig, {
       timeoutMs: options.requestTimeoutMs,
       onWrite: (verb, ref) => {
@@ -130,12 +131,15 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     controller.start();
     controller.enqueueAll();
   };
-  const disconnect = (id: string) => {
+  /** `drainMs`: how long writes in flight may still use the cluster's connections (a reconnect). */
+  const disconnect = (id: string, drainMs = 0) => {
     const entry = controllers.get(id);
     if (entry === undefined) return;
     controllers.delete(id);
     entry.controller.stop();
-    void entry.writer.close();
+    const closeWriter = () => void entry.writer.close();
+    if (drainMs === 0) closeWriter();
+    else setTimeout(closeWriter, drainMs).unref();
   };
 
   const startActing = async () => {
@@ -163,7 +167,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     for (const cluster of started.list()) connect(cluster);
     started.onChange((event) => {
       const cluster = started.get(event.id);
-      if (event.type === "removed" || cluster === undefined) disconnect(event.id);
+      if (event.type === "removed" || cluster === undefined) disconnect(event.id, options.requestTimeoutMs);
       else if (event.type === "added" || event.type === "changed") connect(cluster);
       // Back to ready after syncing or an outage: the caches may hold changes not yet seen.
       else if (cluster.health().state === "ready") controllers.get(event.id)?.controller.enqueueAll();
