@@ -71,8 +71,8 @@ export class ClusterController {
   start(): void {
     const { cluster } = this.#options;
     this.#unsubscribe.push(
-      cluster.flags.onEvent(({ object }) => {
-        this.#flagChanged(object);
+      cluster.flags.onEvent(({ type, object }) => {
+        this.#flagChanged(object, type === "delete");
       }),
     );
     for (const kind of WORKLOAD_KINDS) {
@@ -141,7 +141,7 @@ export class ClusterController {
     if (force || sidecarFlag) this.#enqueue({ namespace, kind: "RoleBinding", name: SIDECAR_RBAC_NAME });
   }
 
-  #flagChanged(flag: FeatureFlagResource): void {
+  #flagChanged(flag: FeatureFlagResource, gone = false): void {
     const { namespace, name } = flag.metadata;
     this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name });
     if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true);
@@ -152,7 +152,10 @@ export class ClusterController {
     const before = this.#configMapOfFlag.get(flagKey);
     const now = flag.spec.delivery.configMap?.configMapName;
     if (before !== undefined && before !== now) this.#enqueue({ namespace, kind: "ConfigMap", name: before });
-    if (now === undefined) this.#configMapOfFlag.delete(flagKey);
+    if (gone) {
+      this.#configMapOfFlag.delete(flagKey);
+      if (now !== undefined) this.#enqueue({ namespace, kind: "ConfigMap", name: now });
+    } else if (now === undefined) this.#configMapOfFlag.delete(flagKey);
     else {
       this.#configMapOfFlag.set(flagKey, now);
       this.#enqueue({ namespace, kind: "ConfigMap", name: now });
