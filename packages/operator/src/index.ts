@@ -56,7 +56,21 @@ function loadKubeConfig(path: string | undefined): KubeConfig {
 export async function runOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.log ?? pino({ level: options.logLevel, base: { component: "operator" } });
   const hubKubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath);
-  const metrics = createOperatorMetrics(() => ({ depth: queue.depth, delayed: queue.delayed }));
+  const metrics = createOperatorMetrics(
+    () => ({ depth: queue.depth, delayed: queue.delayed }),
+    () =>
+      (registry?.list() ?? []).flatMap((cluster) =>
+        (
+          [
+            ["FeatureFlag", cluster.flags],
+            ["Deployment", cluster.deployments],
+            ["StatefulSet", cluster.statefulSets],
+            ["DaemonSet", cluster.daemonSets],
+            ["Namespace", cluster.namespaces],
+          ] as const
+        ).map(([kind, cache]) => ({ cluster: cluster.id, kind, objects: cache.list().length })),
+      ),
+  );
   const now = () => new Date();
   let writes = 0;
   const controllers = new Map<string, { controller: ClusterController; writer: ObjectWriter }>();
