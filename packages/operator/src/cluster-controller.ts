@@ -11,6 +11,7 @@ import {
   type Workload,
   type WorkloadKind,
   type WorkloadObject,
+  type WorkloadPlan,
 } from "@svc/core";
 import {
   workQueueKey,
@@ -59,6 +60,10 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
+  readonly #plansByNamespace = new Map<
+    string,
+    { inputs: readonly unknown[]; plans: { workload: Workload; plan: WorkloadPlan }[] }
+  >();
 
   constructor(options: ClusterControllerOptions) {
     this.#options = options;
@@ -183,6 +188,28 @@ export class ClusterController {
     );
   }
 
+  /**
+   * The plan of every workload of the namespace. Every flag's status and the sidecar RBAC need
+   * them all; the caches hand out the same list snapshot until something in the namespace
+   * changes, so the plans are computed once per change rather than once per flag.
+   */
+  #namespacePlans(namespace: string): { workload: Workload; plan: WorkloadPlan }[] {
+    const { cluster } = this.#options;
+    const inputs = [
+      cluster.flags.list(namespace),
+      ...WORKLOAD_KINDS.map((kind) => this.#cache(kind).list(namespace)),
+    ];
+    const memo = this.#plansByNamespace.get(namespace);
+    if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) return memo.plans;
+    const flags = cluster.flags.list(namespace);
+    const plans = this.#workloads(namespace).map((workload) => ({
+      workload,
+      plan: planWorkload(workload, flags),
+    }));
+    this.#plansByNamespace.set(namespace, { inputs, plans });
+    return plans;
+  }
+
   async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
     const object = this.#cache(kind).get(namespace, name);
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
@@ -198,12 +225,8 @@ export class ClusterController {
   }
 
   async #reconcileSidecarRbac(namespace: string): Promise<void> {
-    const { writer, cluster } = this.#options;
-    const flags = cluster.flags.list(namespace);
-    const planned = this.#workloads(namespace).map((workload) => ({
-      workload,
-      plan: planWorkload(workload, flags),
-    }));
+    const { writer } = this.#options;
+    const planned = this.#namespacePlans(namespace);
     const accounts = sidecarServiceAccounts(planned);
     const role = sidecarRole(namespace);
     const binding = sidecarRoleBinding(namespace, accounts);
@@ -237,11 +260,7 @@ export class ClusterController {
     if (flag === undefined) return undefined;
     const ref = { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name, namespace } };
     const finalized = flag.metadata.finalizers?.includes(DELIVERY_FINALIZER) === true;
-    const flags = cluster.flags.list(namespace);
-    const plans = this.#workloads(namespace).map((workload) => ({
-      workload,
-      plan: planWorkload(workload, flags),
-    }));
+    const plans = this.#namespacePlans(namespace);
     if (isBeingDeleted(flag)) {
       if (!finalized) return undefined;
       // The plans leave a flag being deleted out: once every workload is as planned, the flag
