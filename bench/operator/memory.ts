@@ -39,6 +39,7 @@ async function pool<T>(
 }
 
 const controlPlane = await startLocalControlPlane();
+let operator: ReturnType<typeof spawn> | undefined;
 try {
   const kc = controlPlane.kubeConfig();
   await installCrds(kc);
@@ -50,7 +51,7 @@ try {
   for (const name of namespaces) await core.createNamespace({ body: { metadata: { name } } });
 
   const port = await freeLoopbackPort();
-  const operator = spawn(process.execPath, [join(ROOT, "packages/cli/src/main.ts"), "operator"], {
+  operator = spawn(process.execPath, [join(ROOT, "packages/cli/src/main.ts"), "operator"], {
     env: {
       ...process.env,
       KUBECONFIG: controlPlane.kubeconfigPath,
@@ -61,8 +62,13 @@ try {
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
+  /** The sum of a metric's series; NaN while the operator does not answer (starting, busy). */
   const metric = async (name: string): Promise<number> => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    if (response === undefined) return NaN;
+    const text = await response.text();
     const total = text
       .split("\n")
       .filter((line) => line.startsWith(name))
@@ -144,7 +150,6 @@ try {
   );
   const cached = workloadCount + flagCount + baseNamespaces;
   const fullRss = await settledRss("every object cached and reconciled", cached);
-  operator.kill("SIGTERM");
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
   console.log("| workloads | flags | RSS empty MB | RSS full MB | bytes per cached object |");
   console.log("| --------- | ----- | ------------ | ----------- | ----------------------- |");
@@ -152,5 +157,6 @@ try {
     `| ${workloadCount} | ${flagCount} | ${mb(emptyRss)} | ${mb(fullRss)} | ${Math.round((fullRss - emptyRss) / (workloadCount + flagCount))} |`,
   );
 } finally {
+  operator?.kill("SIGTERM");
   await controlPlane.stop();
 }
