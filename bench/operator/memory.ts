@@ -16,6 +16,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node"
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
+import { pool } from "./pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
@@ -24,19 +25,6 @@ const { values: args } = parseArgs({
 const workloadCount = Number(args.workloads);
 const flagCount = Number(args.flags);
 const NAMESPACES = 10;
-
-async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await task(items[next++] as T);
-    }),
-  );
-}
 
 const controlPlane = await startLocalControlPlane();
 let operator: ReturnType<typeof spawn> | undefined;

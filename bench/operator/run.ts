@@ -26,6 +26,7 @@ import {
 } from "@svc/core";
 import { installCrds, ObjectWriter, waitFor } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
+import { pool } from "./pool.ts";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";
 
@@ -37,20 +38,6 @@ const { values: args } = parseArgs({
 });
 const sizes = args.sizes.split(",").map(Number);
 const concurrency = Number(args.concurrency);
-
-/** Runs `task` over `items`, `limit` at a time. */
-async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await task(items[next++] as T);
-    }),
-  );
-}
 
 const controlPlane = await startLocalControlPlane();
 try {
