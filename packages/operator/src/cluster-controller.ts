@@ -11,6 +11,7 @@ import {
   type Workload,
   type WorkloadKind,
   type WorkloadObject,
+  type WorkloadPlan,
 } from "@svc/core";
 import {
   workQueueKey,
@@ -41,12 +42,15 @@ import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings
 export interface ClusterControllerOptions {
   cluster: ConnectedCluster;
   writer: ObjectWriter;
-  enqueue: (key: string) => void;
+  enqueue: (key: string, delayMs?: number) => void;
   sidecar: SidecarSettings;
   metrics: OperatorMetrics;
   logger: Logger;
   now: () => Date;
 }
+
+/** Coalescing of flag status updates after workload events. */
+const FLAG_STATUS_DELAY_MS = 250;
 
 /** How long a flag being deleted waits before looking again at workloads still carrying it. */
 const WITHDRAW_RECHECK_MS = 2000;
@@ -56,6 +60,10 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
+  readonly #plansByNamespace = new Map<
+    string,
+    { inputs: readonly unknown[]; plans: { workload: Workload; plan: WorkloadPlan }[] }
+  >();
 
   constructor(options: ClusterControllerOptions) {
     this.#options = options;
@@ -68,8 +76,8 @@ export class ClusterController {
   start(): void {
     const { cluster } = this.#options;
     this.#unsubscribe.push(
-      cluster.flags.onEvent(({ object }) => {
-        this.#flagChanged(object);
+      cluster.flags.onEvent(({ type, object }) => {
+        this.#flagChanged(object, type === "delete");
       }),
     );
     for (const kind of WORKLOAD_KINDS) {
@@ -77,7 +85,9 @@ export class ClusterController {
         this.#cache(kind).onEvent(({ object }) => {
           const namespace = object.metadata?.namespace ?? "";
           this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
-          this.#enqueueFlags(namespace);
+          // A flag's status plans every workload of its namespace: during a rollout's stream of
+          // workload events it is brought up to date once per FLAG_STATUS_DELAY_MS, not per event.
+          this.#enqueueFlags(namespace, FLAG_STATUS_DELAY_MS);
           this.#enqueueSidecarRbac(namespace);
         }),
       );
@@ -121,13 +131,13 @@ export class ClusterController {
     throw new Error(`no reconciler for kind ${key.kind}`);
   }
 
-  #enqueue(key: Omit<WorkQueueKey, "cluster">): void {
-    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }));
+  #enqueue(key: Omit<WorkQueueKey, "cluster">, delayMs = 0): void {
+    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }), delayMs);
   }
 
-  #enqueueFlags(namespace: string): void {
+  #enqueueFlags(namespace: string, delayMs: number): void {
     for (const flag of this.#options.cluster.flags.list(namespace))
-      this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name });
+      this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name }, delayMs);
   }
 
   /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */
@@ -136,7 +146,7 @@ export class ClusterController {
     if (force || sidecarFlag) this.#enqueue({ namespace, kind: "RoleBinding", name: SIDECAR_RBAC_NAME });
   }
 
-  #flagChanged(flag: FeatureFlagResource): void {
+  #flagChanged(flag: FeatureFlagResource, gone = false): void {
     const { namespace, name } = flag.metadata;
     this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name });
     if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true);
@@ -147,7 +157,10 @@ export class ClusterController {
     const before = this.#configMapOfFlag.get(flagKey);
     const now = flag.spec.delivery.configMap?.configMapName;
     if (before !== undefined && before !== now) this.#enqueue({ namespace, kind: "ConfigMap", name: before });
-    if (now === undefined) this.#configMapOfFlag.delete(flagKey);
+    if (gone) {
+      this.#configMapOfFlag.delete(flagKey);
+      if (now !== undefined) this.#enqueue({ namespace, kind: "ConfigMap", name: now });
+    } else if (now === undefined) this.#configMapOfFlag.delete(flagKey);
     else {
       this.#configMapOfFlag.set(flagKey, now);
       this.#enqueue({ namespace, kind: "ConfigMap", name: now });
@@ -175,6 +188,28 @@ export class ClusterController {
     );
   }
 
+  /**
+   * The plan of every workload of the namespace. Every flag's status and the sidecar RBAC need
+   * them all; the caches hand out the same list snapshot until something in the namespace
+   * changes, so the plans are computed once per change rather than once per flag.
+   */
+  #namespacePlans(namespace: string): { workload: Workload; plan: WorkloadPlan }[] {
+    const { cluster } = this.#options;
+    const inputs = [
+      cluster.flags.list(namespace),
+      ...WORKLOAD_KINDS.map((kind) => this.#cache(kind).list(namespace)),
+    ];
+    const memo = this.#plansByNamespace.get(namespace);
+    if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) return memo.plans;
+    const flags = cluster.flags.list(namespace);
+    const plans = this.#workloads(namespace).map((workload) => ({
+      workload,
+      plan: planWorkload(workload, flags),
+    }));
+    this.#plansByNamespace.set(namespace, { inputs, plans });
+    return plans;
+  }
+
   async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
     const object = this.#cache(kind).get(namespace, name);
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
@@ -190,12 +225,8 @@ export class ClusterController {
   }
 
   async #reconcileSidecarRbac(namespace: string): Promise<void> {
-    const { writer, cluster } = this.#options;
-    const flags = cluster.flags.list(namespace);
-    const planned = this.#workloads(namespace).map((workload) => ({
-      workload,
-      plan: planWorkload(workload, flags),
-    }));
+    const { writer } = this.#options;
+    const planned = this.#namespacePlans(namespace);
     const accounts = sidecarServiceAccounts(planned);
     const role = sidecarRole(namespace);
     const binding = sidecarRoleBinding(namespace, accounts);
@@ -229,11 +260,7 @@ export class ClusterController {
     if (flag === undefined) return undefined;
     const ref = { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name, namespace } };
     const finalized = flag.metadata.finalizers?.includes(DELIVERY_FINALIZER) === true;
-    const flags = cluster.flags.list(namespace);
-    const plans = this.#workloads(namespace).map((workload) => ({
-      workload,
-      plan: planWorkload(workload, flags),
-    }));
+    const plans = this.#namespacePlans(namespace);
     if (isBeingDeleted(flag)) {
       if (!finalized) return undefined;
       // The plans leave a flag being deleted out: once every workload is as planned, the flag

@@ -8,6 +8,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import {
   ClusterRegistry,
+  HttpStatusError,
   ObjectWriter,
   parseWorkQueueKey,
   WorkQueue,
@@ -55,7 +56,21 @@ function loadKubeConfig(path: string | undefined): KubeConfig {
 export async function runOperator(options: OperatorOptions): Promise<RunningOperator> {
   const log = options.log ?? pino({ level: options.logLevel, base: { component: "operator" } });
   const hubKubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath);
-  const metrics = createOperatorMetrics(() => ({ depth: queue.depth, delayed: queue.delayed }));
+  const metrics = createOperatorMetrics(
+    () => ({ depth: queue.depth, delayed: queue.delayed }),
+    () =>
+      (registry?.list() ?? []).flatMap((cluster) =>
+        (
+          [
+            ["FeatureFlag", cluster.flags],
+            ["Deployment", cluster.deployments],
+            ["StatefulSet", cluster.statefulSets],
+            ["DaemonSet", cluster.daemonSets],
+            ["Namespace", cluster.namespaces],
+          ] as const
+        ).map(([kind, cache]) => ({ cluster: cluster.id, kind, objects: cache.list().length })),
+      ),
+  );
   const now = () => new Date();
   let writes = 0;
   const controllers = new Map<string, { controller: ClusterController; writer: ObjectWriter }>();
@@ -72,7 +87,13 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       metrics.reconciles.inc({ cluster, kind, outcome });
     },
     onError: (key, error, retry, delayMs) => {
-      log.warn({ key, err: error, retry, delayMs }, "reconcile failed; retrying");
+      // A 409 is the optimistic lock at work (the object changed since it was cached): expected
+      // while controllers update the same objects, planned again at once.
+      const conflict = error instanceof HttpStatusError && error.status === 409;
+      log[conflict && retry < 3 ? "debug" : "warn"](
+        { key, err: error, retry, delayMs },
+        "reconcile failed; retrying",
+      );
     },
   });
 
@@ -100,7 +121,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
   const connect = (cluster: ConnectedCluster) => {
-    disconnect(cluster.id);
+    // Reconciles in flight finish on the old connections (each call is bounded by the timeout).
+    disconnect(cluster.id, options.requestTimeoutMs);
     const writer = new ObjectWriter(cluster.kubeConfig, {
       timeoutMs: options.requestTimeoutMs,
       onWrite: (verb, ref) => {
@@ -111,8 +133,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     const controller = new ClusterController({
       cluster,
       writer,
-      enqueue: (key) => {
-        queue.add(key);
+      enqueue: (key, delayMs = 0) => {
+        queue.addAfter(key, delayMs);
       },
       sidecar: options.sidecar,
       metrics,
@@ -123,12 +145,15 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     controller.start();
     controller.enqueueAll();
   };
-  const disconnect = (id: string) => {
+  /** `drainMs`: how long writes in flight may still use the cluster's connections (a reconnect). */
+  const disconnect = (id: string, drainMs = 0) => {
     const entry = controllers.get(id);
     if (entry === undefined) return;
     controllers.delete(id);
     entry.controller.stop();
-    void entry.writer.close();
+    const closeWriter = () => void entry.writer.close();
+    if (drainMs === 0) closeWriter();
+    else setTimeout(closeWriter, drainMs).unref();
   };
 
   const startActing = async () => {
@@ -156,7 +181,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     for (const cluster of started.list()) connect(cluster);
     started.onChange((event) => {
       const cluster = started.get(event.id);
-      if (event.type === "removed" || cluster === undefined) disconnect(event.id);
+      if (event.type === "removed" || cluster === undefined) disconnect(event.id, options.requestTimeoutMs);
       else if (event.type === "added" || event.type === "changed") connect(cluster);
       // Back to ready after syncing or an outage: the caches may hold changes not yet seen.
       else if (cluster.health().state === "ready") controllers.get(event.id)?.controller.enqueueAll();

@@ -6,7 +6,10 @@ export interface QueueStats {
   delayed: number;
 }
 
-export function createOperatorMetrics(queueStats: () => QueueStats) {
+/** Objects in each cluster's informer caches, by cluster and kind. */
+export type CacheSizes = () => { cluster: string; kind: string; objects: number }[];
+
+export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: CacheSizes) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "svc_operator_" });
   return {
@@ -43,6 +46,16 @@ export function createOperatorMetrics(queueStats: () => QueueStats) {
       registers: [registry],
       collect() {
         this.set(queueStats().delayed);
+      },
+    }),
+    cachedObjects: new Gauge({
+      name: "svc_operator_cached_objects",
+      help: "Objects in the informer caches, by cluster and kind",
+      labelNames: ["cluster", "kind"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { cluster, kind, objects } of cacheSizes()) this.set({ cluster, kind }, objects);
       },
     }),
     leader: new Gauge({

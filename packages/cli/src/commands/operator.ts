@@ -18,6 +18,11 @@ export async function runOperatorCommand(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  // Starting to act (after winning the Lease) can fail too: the hub unreachable, CRDs refused.
+  operator.ready.catch((error: unknown) => {
+    process.stderr.write(`svc operator: cannot start: ${(error as Error).message}\n`);
+    void operator.close().then(() => process.exit(1));
+  });
   // Leadership lost: stop at once and let Kubernetes restart the pod as a candidate again.
   void operator.stopped.then(() => process.exit(1));
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

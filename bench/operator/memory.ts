@@ -1,0 +1,150 @@
+// Operator memory (issue 9): the RSS of `svc operator` with 5,000 workloads and 1,000 flags in
+// its caches, and the bytes per cached object (RSS growth from an empty cluster, divided by
+// the objects cached).
+//
+//   node bench/operator/memory.ts [--workloads 5000] [--flags 1000]
+//
+// The real `svc operator` command runs as its own process; its RSS is read from its /metrics
+// (process_resident_memory_bytes) after a forced-free settle: once empty, once with every
+// object cached and every flag's status written. The flags match no workload, so no
+// Deployment rolls and the controller manager stays idle: this measures the caches and the
+// per-flag state, not a rollout.
+import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
+import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
+import { startLocalControlPlane } from "@svc/kube/testing";
+import { pool } from "./pool.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const { values: args } = parseArgs({
+  options: { workloads: { type: "string", default: "5000" }, flags: { type: "string", default: "1000" } },
+});
+const workloadCount = Number(args.workloads);
+const flagCount = Number(args.flags);
+const NAMESPACES = 10;
+
+const controlPlane = await startLocalControlPlane();
+let operator: ReturnType<typeof spawn> | undefined;
+try {
+  const kc = controlPlane.kubeConfig();
+  await installCrds(kc);
+  const core = kc.makeApiClient(CoreV1Api);
+  const apps = kc.makeApiClient(AppsV1Api);
+  const objects = kc.makeApiClient(CustomObjectsApi);
+  await core.createNamespace({ body: { metadata: { name: "svc-system" } } });
+  const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `mem-${i}`);
+  for (const name of namespaces) await core.createNamespace({ body: { metadata: { name } } });
+
+  const port = await freeLoopbackPort();
+  operator = spawn(process.execPath, [join(ROOT, "packages/cli/src/main.ts"), "operator"], {
+    env: {
+      ...process.env,
+      KUBECONFIG: controlPlane.kubeconfigPath,
+      SVC_OPERATOR_METRICS_PORT: String(port),
+      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+      SVC_OPERATOR_LEADER_ELECTION: "false",
+      SVC_LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  /** The sum of a metric's series; NaN while the operator does not answer (starting, busy). */
+  const metric = async (name: string): Promise<number> => {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    if (response === undefined) return NaN;
+    const text = await response.text();
+    const total = text
+      .split("\n")
+      .filter((line) => line.startsWith(name))
+      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+    return total;
+  };
+  const settledRss = async (what: string, cached: number) => {
+    await waitFor(
+      () => metric("svc_operator_cached_objects").catch(() => -1),
+      (n) => n >= cached,
+      {
+        what,
+        timeoutMs: 600_000,
+        intervalMs: 500,
+      },
+    );
+    await waitFor(
+      () => metric("svc_operator_queue_depth"),
+      (n) => n === 0,
+      { what, timeoutMs: 600_000 },
+    );
+    // Let the collector settle: three readings a second apart, the lowest counts.
+    const readings: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      readings.push(await metric("svc_operator_process_resident_memory_bytes"));
+    }
+    return Math.min(...readings);
+  };
+  const baseNamespaces = NAMESPACES + 5; // ours, svc-system and the cluster's own
+  const emptyRss = await settledRss("the empty cluster cached", baseNamespaces);
+
+  await pool(
+    Array.from({ length: workloadCount }, (_, i) => i),
+    16,
+    (i) => {
+      const name = `web-${String(i).padStart(5, "0")}`;
+      return apps.createNamespacedDeployment({
+        namespace: namespaces[i % NAMESPACES] ?? "",
+        body: {
+          metadata: { name, labels: { app: name, team: `t${i % 50}` } },
+          spec: {
+            replicas: 0,
+            selector: { matchLabels: { app: name } },
+            template: {
+              metadata: { labels: { app: name } },
+              spec: {
+                containers: [
+                  { name: "main", image: "example/web:1", env: [{ name: "MODE", value: "fast" }] },
+                ],
+              },
+            },
+          },
+        },
+      });
+    },
+  );
+  await pool(
+    Array.from({ length: flagCount }, (_, i) => i),
+    16,
+    (i) =>
+      objects.createNamespacedCustomObject({
+        group: API_GROUP,
+        version: "v1alpha1",
+        namespace: namespaces[i % NAMESPACES] ?? "",
+        plural: FEATURE_FLAG.plural,
+        body: {
+          apiVersion: API_GROUP_VERSION,
+          kind: FEATURE_FLAG.kind,
+          metadata: { name: `flag-${String(i).padStart(4, "0")}` },
+          spec: {
+            type: "string",
+            defaultValue: `value-${i}`,
+            description: "memory benchmark flag",
+            delivery: { envVar: { selector: { matchLabels: { team: "nobody" } } } },
+          },
+        },
+      }),
+  );
+  const cached = workloadCount + flagCount + baseNamespaces;
+  const fullRss = await settledRss("every object cached and reconciled", cached);
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  console.log("| workloads | flags | RSS empty MB | RSS full MB | bytes per cached object |");
+  console.log("| --------- | ----- | ------------ | ----------- | ----------------------- |");
+  console.log(
+    `| ${workloadCount} | ${flagCount} | ${mb(emptyRss)} | ${mb(fullRss)} | ${Math.round((fullRss - emptyRss) / (workloadCount + flagCount))} |`,
+  );
+} finally {
+  operator?.kill("SIGTERM");
+  await controlPlane.stop();
+}
