@@ -25,6 +25,7 @@ it("svc dev serves the API and the demo flag through the sidecar, and cleans up 
       SVC_API_PORT: "0",
       SVC_METRICS_PORT: "0",
       SVC_SIDECAR_PORT: "0",
+      SVC_OPERATOR_METRICS_PORT: "0",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
