@@ -30,18 +30,10 @@ export function knownCluster(ctx: ApiContext, id: string, unknownStatus: 400 | 4
   return cluster;
 }
 
-/** Why a cluster cannot serve reads now, or undefined when it can. */
-export function unavailability(cluster: ConnectedCluster): string | undefined {
-  const health = cluster.health();
-  if (health.state === "ready") return undefined;
-  const why = health.message === undefined ? "" : `: ${health.message}`;
-  if (health.state === "syncing") return `cluster ${cluster.id} is still being read${why}`;
-  return `cluster ${cluster.id} is unreachable${why}`;
-}
-
 /**
  * A known cluster whose caches can answer: 502 at once when it is known to be down, or after
- * SYNC_WAIT_MS when its first read has not finished (DESIGN.md §4: never a hang).
+ * SYNC_WAIT_MS when its first read has not finished (DESIGN.md §4: never a hang). The registry's
+ * whenSynced decides both; a ready cluster is answered without it.
  */
 export async function readyCluster(
   ctx: ApiContext,
@@ -49,16 +41,11 @@ export async function readyCluster(
   unknownStatus: 400 | 404 = 404,
 ): Promise<ConnectedCluster> {
   const cluster = knownCluster(ctx, id, unknownStatus);
-  const health = cluster.health().state;
-  if (health === "unreachable" || health === "error") {
-    throw new HttpError(502, unavailability(cluster) ?? `cluster ${id} is unreachable`);
-  }
-  if (health !== "ready") {
-    try {
-      await cluster.whenSynced(SYNC_WAIT_MS);
-    } catch {
-      throw new HttpError(502, unavailability(cluster) ?? `cluster ${id} did not answer in time`);
-    }
+  if (cluster.health().state === "ready") return cluster;
+  try {
+    await cluster.whenSynced(SYNC_WAIT_MS);
+  } catch (error) {
+    throw new HttpError(502, error instanceof Error ? error.message : `cluster ${id} is unavailable`);
   }
   return cluster;
 }

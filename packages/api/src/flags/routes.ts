@@ -21,7 +21,7 @@ import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
-import { readyCluster, registry, unavailability } from "../clusters/reach.ts";
+import { readyCluster, registry } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
@@ -118,7 +118,7 @@ export function flagRoutes(ctx: ApiContext) {
         const parts: string[] = [];
         const missing: string[] = [];
         for (const cluster of clusters) {
-          if (clusterId === undefined && unavailability(cluster) !== undefined) {
+          if (clusterId === undefined && cluster.health().state !== "ready") {
             missing.push(cluster.id);
             continue;
           }
