@@ -31,6 +31,7 @@ postgres:
 
 check: install
 	tsc -p tsconfig.json --noEmit
+	tsc -p packages/dashboard/app/tsconfig.json --noEmit
 	eslint --max-warnings 0 .
 	prettier --check .
 

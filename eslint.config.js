@@ -1,5 +1,6 @@
 // @ts-check
 import js from "@eslint/js";
+import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -19,6 +20,23 @@ export default tseslint.config(
       // client-node's models (V1Deployment, ...) are classes only in name: plain object
       // literals are how its own documentation builds them.
       "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
+    },
+  },
+  {
+    files: ["packages/dashboard/app/**/*.{ts,tsx}"],
+    ...reactHooks.configs.flat.recommended,
+  },
+  {
+    // The browser bundle: no Node built-ins, and the domain only through its browser entry.
+    files: ["packages/dashboard/app/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: ["@svc/core"],
+          patterns: ["node:*", "@svc/kube", "@svc/api", "@svc/operator", "@svc/sidecar"],
+        },
+      ],
     },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },

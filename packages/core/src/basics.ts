@@ -13,6 +13,21 @@ export const FEATURE_FLAG = { kind: "FeatureFlag", plural: "featureflags", singu
 export const FLAG_TYPES = ["boolean", "integer", "string", "json"] as const;
 export type FlagType = (typeof FLAG_TYPES)[number];
 
+export const DELIVERY_KINDS = ["envVar", "configMap", "sidecar"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
+export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
+export type FlagPhase = (typeof FLAG_PHASES)[number];
+
+/**
+ * What became of a flag at one target workload:
+ * delivered (the workload carries it), pending (not applied yet), conflict (the workload already
+ * defines the variable, or another flag sets it), invalid (the flag's value cannot be delivered),
+ * disabled (the flag is off and its value withdrawn).
+ */
+export const TARGET_OUTCOMES = ["delivered", "pending", "conflict", "invalid", "disabled"] as const;
+export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
+
 export const DEFAULT_SIDECAR_PORT = 8514;
 
 export const INT64_MAX = "9223372036854775807";

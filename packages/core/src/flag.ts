@@ -5,8 +5,14 @@ import {
   FLAG_TYPES,
   INT64_MAX,
   INT64_MIN,
+  DELIVERY_KINDS,
+  FLAG_PHASES,
   isEnabled,
+  TARGET_OUTCOMES,
+  type DeliveryKind,
+  type FlagPhase,
   type FlagType,
+  type TargetOutcome,
 } from "./basics.ts";
 import {
   C_IDENTIFIER,
@@ -24,9 +30,14 @@ import { WORKLOAD_KINDS } from "./workload.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
 export { DEFAULT_SIDECAR_PORT, defaultValueProblem, FLAG_TYPES, isEnabled, type FlagType };
-
-export const DELIVERY_KINDS = ["envVar", "configMap", "sidecar"] as const;
-export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export {
+  DELIVERY_KINDS,
+  FLAG_PHASES,
+  TARGET_OUTCOMES,
+  type DeliveryKind,
+  type FlagPhase,
+  type TargetOutcome,
+};
 
 /** Largest defaultValue: values travel in env vars and ConfigMaps, both meant for small data. */
 export const FLAG_VALUE_MAX = 65536;
@@ -155,18 +166,6 @@ export type FeatureFlagSpec = Type.Static<typeof FeatureFlagSpec>;
 
 /** Most targets a flag's status lists: a status must stay far below etcd's object size limit. */
 export const STATUS_TARGETS_MAX = 500;
-
-export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
-export type FlagPhase = (typeof FLAG_PHASES)[number];
-
-/**
- * What became of a flag at one target workload:
- * delivered (the workload carries it), pending (not applied yet), conflict (the workload already
- * defines the variable, or another flag sets it), invalid (the flag's value cannot be delivered),
- * disabled (the flag is off and its value withdrawn).
- */
-export const TARGET_OUTCOMES = ["delivered", "pending", "conflict", "invalid", "disabled"] as const;
-export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
 
 export const FlagTarget = Type.Object({
   kind: Type.Enum([...WORKLOAD_KINDS]),

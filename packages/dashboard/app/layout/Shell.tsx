@@ -1,0 +1,72 @@
+import { useSyncExternalStore } from "react";
+import { NavLink, Outlet } from "react-router";
+import { apiReachability } from "../api/client.ts";
+import { useSession, useUser } from "../session/session.tsx";
+import { useTheme } from "./theme.ts";
+
+const SECTIONS = [
+  { to: "/flags", label: "Flags" },
+  { to: "/clusters", label: "Clusters" },
+  { to: "/audit", label: "Audit log" },
+  { to: "/users", label: "Users" },
+];
+
+function UnreachableBanner() {
+  const message = useSyncExternalStore(
+    (listener) => apiReachability.subscribe(listener),
+    () => apiReachability.current(),
+  );
+  if (message === undefined) return null;
+  return (
+    <div className="banner" role="alert">
+      <strong>API server unreachable.</strong> {message} What you see may be out of date; it refreshes when
+      the server answers again.
+    </div>
+  );
+}
+
+/** The frame of every signed-in page: navigation, who is signed in, theme, sign-out. */
+export function Shell() {
+  const user = useUser();
+  const { signOut } = useSession();
+  const [theme, setTheme] = useTheme();
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">svc</span>
+        <nav aria-label="Main">
+          {SECTIONS.map((section) => (
+            <NavLink key={section.to} to={section.to}>
+              {section.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="topbar-user">
+          <button
+            type="button"
+            className="icon"
+            aria-label={theme === "dark" ? "Switch to light theme" : "Switch to dark theme"}
+            onClick={() => {
+              setTheme(theme === "dark" ? "light" : "dark");
+            }}
+          >
+            {theme === "dark" ? "☀" : "☾"}
+          </button>
+          <NavLink to="/account" className="whoami" title="Your account">
+            {user.username} <span className="role">{user.role}</span>
+          </NavLink>
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <UnreachableBanner />
+      <main id="main" className="content">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

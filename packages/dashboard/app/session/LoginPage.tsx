@@ -1,0 +1,71 @@
+import { useState, type SyntheticEvent } from "react";
+import { Navigate, useLocation } from "react-router";
+import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { useSession, type LoginState } from "./session.tsx";
+
+export function LoginPage() {
+  const { session, signIn } = useSession();
+  const location = useLocation();
+  const state = (location.state ?? {}) as LoginState;
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<unknown>();
+  const [pending, setPending] = useState(false);
+
+  if (session !== undefined) return <Navigate to={state.from ?? "/flags"} replace />;
+
+  const submit = async (event: SyntheticEvent) => {
+    event.preventDefault();
+    setPending(true);
+    setError(undefined);
+    try {
+      await signIn(username, password);
+    } catch (caught) {
+      setError(caught);
+      setPending(false);
+    }
+  };
+
+  return (
+    <main className="login">
+      <form className="login-card" onSubmit={(event) => void submit(event)} aria-labelledby="login-title">
+        <h1 id="login-title">svc feature flags</h1>
+        {state.message !== undefined && error === undefined && (
+          <p className="notice" role="status">
+            {state.message}
+          </p>
+        )}
+        <label className="field">
+          <span>Username</span>
+          <input
+            name="username"
+            autoComplete="username"
+            required
+            autoFocus
+            value={username}
+            onChange={(e) => {
+              setUsername(e.target.value);
+            }}
+          />
+        </label>
+        <label className="field">
+          <span>Password</span>
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => {
+              setPassword(e.target.value);
+            }}
+          />
+        </label>
+        <ErrorMessage error={error} />
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,132 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { authorizeRoute, ROUTE_RULES, type Role } from "@svc/core/browser";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { useLocation, useNavigate } from "react-router";
+import { api, setSessionToken } from "../api/client.ts";
+
+export interface Session {
+  token: string;
+  expiresAt: string;
+  user: { username: string; role: Role };
+}
+
+/** What the login page shows above the form, and where to go after signing in. */
+export interface LoginState {
+  message?: string;
+  from?: string;
+}
+
+interface SessionContextValue {
+  session: Session | undefined;
+  signIn: (username: string, password: string) => Promise<void>;
+  signOut: () => Promise<void>;
+}
+
+const STORAGE_KEY = "svc.session";
+const SessionContext = createContext<SessionContextValue | undefined>(undefined);
+
+function isSession(value: unknown): value is Session {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Partial<Session>;
+  return (
+    typeof v.token === "string" && typeof v.expiresAt === "string" && typeof v.user?.username === "string"
+  );
+}
+
+function storedSession(): Session | undefined {
+  try {
+    const value: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null");
+    return isSession(value) && Date.parse(value.expiresAt) > Date.now() ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Holds the signed-in user (kept in localStorage, so tabs and reloads share it). A session ends
+ * by sign-out, by its expiry time, or when the API refuses its token; the user is then sent to
+ * the login page with a message, and brought back to the page they were on after signing in.
+ */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [session, setSession] = useState<Session | undefined>(storedSession);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const here = `${location.pathname}${location.search}`;
+
+  const end = useCallback(
+    (message: string, from?: string) => {
+      localStorage.removeItem(STORAGE_KEY);
+      setSession(undefined);
+      queryClient.clear();
+      const state: LoginState = { message, ...(from === undefined ? {} : { from }) };
+      void navigate("/login", { state });
+    },
+    [navigate, queryClient],
+  );
+
+  const expire = useCallback(() => {
+    end("Your session has expired. Sign in again to continue.", here);
+  }, [end, here]);
+
+  // Registered synchronously so the very first request of a page carries the token.
+  setSessionToken(session?.token, expire);
+
+  useEffect(() => {
+    if (session === undefined) return;
+    const timer = setTimeout(expire, Math.max(0, Date.parse(session.expiresAt) - Date.now()));
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [session, expire]);
+
+  // Another tab signed in or out.
+  useEffect(() => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key === STORAGE_KEY) setSession(storedSession());
+    };
+    window.addEventListener("storage", onStorage);
+    return () => {
+      window.removeEventListener("storage", onStorage);
+    };
+  }, []);
+
+  const signIn = useCallback(async (username: string, password: string) => {
+    const next = await api<Session>("/api/v1/auth/login", { method: "POST", body: { username, password } });
+    localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+    setSession(next);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    await api("/api/v1/auth/logout", { method: "POST" }).catch(() => undefined);
+    end("You have signed out.");
+  }, [end]);
+
+  const value = useMemo(() => ({ session, signIn, signOut }), [session, signIn, signOut]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionContextValue {
+  const value = useContext(SessionContext);
+  if (value === undefined) throw new Error("useSession outside SessionProvider");
+  return value;
+}
+
+/** The signed-in user; only for pages under RequireSession. */
+export function useUser(): Session["user"] {
+  const { session } = useSession();
+  if (session === undefined) throw new Error("useUser outside RequireSession");
+  return session.user;
+}
+
+/**
+ * Whether the signed-in user's role may call a route, by the API's own access table, e.g.
+ * `can("DELETE /api/v1/flags/{namespace}/{name}")`: actions the role may not take are not offered.
+ */
+export function useCan(): (routeKey: string) => boolean {
+  const { role } = useUser();
+  return useCallback(
+    (routeKey: string) => authorizeRoute(ROUTE_RULES, routeKey, role).outcome === "allow",
+    [role],
+  );
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from "../ui/PageHeader.tsx";
+
+export function UsersPage() {
+  return <PageHeader title="User" />;
+}

@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+const appDir = fileURLToPath(new URL("app", import.meta.url));
+
+// The app is built once into packages/dashboard/dist and served by `svc dashboard`, which also
+// proxies /api/*; `make dashboard` rebuilds it. No dev server: what is tested is what ships.
+export default defineConfig({
+  root: appDir,
+  base: "/",
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL("dist", import.meta.url)),
+    emptyOutDir: true,
+    // No inline scripts or styles anywhere, so the server's CSP can forbid them.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    sourcemap: true,
+  },
+});
