@@ -1,0 +1,79 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { ClusterView, DiscoveredWorkload, WorkloadDetail } from "@svc/core/browser";
+import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+
+const clusterPath = (id: string) => `/api/v1/clusters/${encodeURIComponent(id)}`;
+
+export const clusterKeys = {
+  all: ["clusters"] as const,
+  one: (id: string) => ["clusters", "one", id] as const,
+  namespaces: (id: string) => ["clusters", "namespaces", id] as const,
+  workloads: (id: string, namespace?: string) => ["clusters", "workloads", id, namespace ?? ""] as const,
+  workload: (id: string, namespace: string, name: string, kind: string) =>
+    ["clusters", "workload", id, namespace, name, kind] as const,
+};
+
+/** Every registered cluster, the local one first; refreshed so status changes show up. */
+export function useClusters() {
+  return useQuery({
+    queryKey: clusterKeys.all,
+    queryFn: ({ signal }) => api<ClusterView[]>("/api/v1/clusters", { signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export function useCluster(id: string) {
+  return useQuery({
+    queryKey: clusterKeys.one(id),
+    queryFn: ({ signal }) => api<ClusterView>(clusterPath(id), { signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+/** Namespaces of a cluster (system namespaces excluded by the API). */
+export function useNamespaces(clusterId: string | undefined) {
+  return useQuery({
+    queryKey: clusterKeys.namespaces(clusterId ?? ""),
+    queryFn: ({ signal }) => api<string[]>(`${clusterPath(clusterId ?? "")}/namespaces`, { signal }),
+    enabled: clusterId !== undefined && clusterId !== "",
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export function useWorkloads(clusterId: string, namespace?: string) {
+  return useQuery({
+    queryKey: clusterKeys.workloads(clusterId, namespace),
+    queryFn: ({ signal }) =>
+      api<DiscoveredWorkload[]>(`${clusterPath(clusterId)}/workloads`, { query: { namespace }, signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export function useWorkload(clusterId: string, namespace: string, name: string, kind: string) {
+  return useQuery({
+    queryKey: clusterKeys.workload(clusterId, namespace, name, kind),
+    queryFn: ({ signal }) =>
+      api<WorkloadDetail>(
+        `${clusterPath(clusterId)}/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
+        { query: { kind }, signal },
+      ),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export function useRegisterCluster() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      api<ClusterView>("/api/v1/clusters", { method: "POST", body }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: clusterKeys.all }),
+  });
+}
+
+export function useRemoveCluster() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api<{ message: string }>(clusterPath(id), { method: "DELETE" }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: clusterKeys.all }),
+  });
+}

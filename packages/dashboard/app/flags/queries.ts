@@ -1,0 +1,111 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
+import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+
+/** Where a flag lives: a flag is a FeatureFlag in one namespace of one cluster. */
+export interface FlagAddress {
+  clusterId: string;
+  namespace: string;
+  name: string;
+}
+
+export interface FlagFilter {
+  clusterId?: string;
+  namespace?: string;
+}
+
+export interface FlagPreview {
+  flag: FlagView;
+  preview: PreviewEntry[];
+}
+
+const flagPath = (a: FlagAddress) =>
+  `/api/v1/flags/${encodeURIComponent(a.namespace)}/${encodeURIComponent(a.name)}`;
+
+export const flagKeys = {
+  all: ["flags"] as const,
+  list: (filter: FlagFilter) => ["flags", "list", filter] as const,
+  one: (a: FlagAddress) => ["flags", "one", a.clusterId, a.namespace, a.name] as const,
+};
+
+/** The flag list, refreshed every few seconds so others' changes appear without a reload. */
+export function useFlags(filter: FlagFilter = {}) {
+  return useQuery({
+    queryKey: flagKeys.list(filter),
+    queryFn: ({ signal }) => api<FlagView[]>("/api/v1/flags", { query: { ...filter }, signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export function useFlag(address: FlagAddress) {
+  return useQuery({
+    queryKey: flagKeys.one(address),
+    queryFn: ({ signal }) =>
+      api<FlagView>(flagPath(address), { query: { clusterId: address.clusterId }, signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+/** After any write, every flag query is stale: lists and the flag's own page refetch. */
+function useInvalidateFlags() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: flagKeys.all });
+}
+
+export function useCreateFlag() {
+  const invalidate = useInvalidateFlags();
+  return useMutation({
+    mutationFn: (body: FlagCreateBody) => api<FlagView>("/api/v1/flags", { method: "POST", body }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateFlag() {
+  const invalidate = useInvalidateFlags();
+  return useMutation({
+    mutationFn: ({ address, body }: { address: FlagAddress; body: FlagUpdateBody }) =>
+      api<FlagView>(flagPath(address), { method: "PUT", body, query: { clusterId: address.clusterId } }),
+    onSuccess: invalidate,
+  });
+}
+
+/** The blast radius of a create (no address) or an update, without writing anything. */
+export function previewFlag(
+  body: FlagCreateBody | FlagUpdateBody,
+  address?: FlagAddress,
+  signal?: AbortSignal,
+) {
+  return address === undefined
+    ? api<FlagPreview>("/api/v1/flags", { method: "POST", body, query: { dryRun: true }, signal })
+    : api<FlagPreview>(flagPath(address), {
+        method: "PUT",
+        body,
+        query: { clusterId: address.clusterId, dryRun: true },
+        signal,
+      });
+}
+
+export function useToggleFlag() {
+  const invalidate = useInvalidateFlags();
+  return useMutation({
+    mutationFn: ({ address, enabled }: { address: FlagAddress; enabled: boolean }) =>
+      api<FlagView>(`${flagPath(address)}/toggle`, {
+        method: "POST",
+        body: { enabled },
+        query: { clusterId: address.clusterId },
+      }),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteFlag() {
+  const invalidate = useInvalidateFlags();
+  return useMutation({
+    mutationFn: (address: FlagAddress) =>
+      api<{ message: string }>(flagPath(address), {
+        method: "DELETE",
+        query: { clusterId: address.clusterId },
+      }),
+    onSuccess: invalidate,
+  });
+}
