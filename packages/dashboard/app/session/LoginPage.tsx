@@ -4,7 +4,7 @@ import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { useSession, type LoginState } from "./session.tsx";
 
 export function LoginPage() {
-  const { session, signIn } = useSession();
+  const { session, endedBecause, signIn } = useSession();
   const location = useLocation();
   const state = (location.state ?? {}) as LoginState;
   const [username, setUsername] = useState("");
@@ -30,9 +30,9 @@ export function LoginPage() {
     <main className="login">
       <form className="login-card" onSubmit={(event) => void submit(event)} aria-labelledby="login-title">
         <h1 id="login-title">svc feature flags</h1>
-        {state.message !== undefined && error === undefined && (
+        {endedBecause !== undefined && error === undefined && (
           <p className="notice" role="status">
-            {state.message}
+            {endedBecause}
           </p>
         )}
         <label className="field">

@@ -1,7 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { authorizeRoute, ROUTE_RULES, type Role } from "@svc/core/browser";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { useLocation, useNavigate } from "react-router";
 import { api, setSessionToken } from "../api/client.ts";
 
 export interface Session {
@@ -10,14 +9,15 @@ export interface Session {
   user: { username: string; role: Role };
 }
 
-/** What the login page shows above the form, and where to go after signing in. */
+/** The login page's navigation state: where to go after signing in. */
 export interface LoginState {
-  message?: string;
   from?: string;
 }
 
 interface SessionContextValue {
   session: Session | undefined;
+  /** Why the last session ended, shown on the login page. */
+  endedBecause: string | undefined;
   signIn: (username: string, password: string) => Promise<void>;
   signOut: () => Promise<void>;
 }
@@ -45,29 +45,27 @@ function storedSession(): Session | undefined {
 /**
  * Holds the signed-in user (kept in localStorage, so tabs and reloads share it). A session ends
  * by sign-out, by its expiry time, or when the API refuses its token; the user is then sent to
- * the login page with a message, and brought back to the page they were on after signing in.
+ * the login page with the reason, and brought back to the page they were on after signing in.
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | undefined>(storedSession);
-  const navigate = useNavigate();
-  const location = useLocation();
+  const [endedBecause, setEndedBecause] = useState<string>();
   const queryClient = useQueryClient();
-  const here = `${location.pathname}${location.search}`;
 
+  // RequireSession then sends the user to /login, remembering the page they were on.
   const end = useCallback(
-    (message: string, from?: string) => {
+    (message: string) => {
       localStorage.removeItem(STORAGE_KEY);
+      setEndedBecause(message);
       setSession(undefined);
       queryClient.clear();
-      const state: LoginState = { message, ...(from === undefined ? {} : { from }) };
-      void navigate("/login", { state });
     },
-    [navigate, queryClient],
+    [queryClient],
   );
 
   const expire = useCallback(() => {
-    end("Your session has expired. Sign in again to continue.", here);
-  }, [end, here]);
+    end("Your session has expired. Sign in again to continue.");
+  }, [end]);
 
   // Registered synchronously so the very first request of a page carries the token.
   setSessionToken(session?.token, expire);
@@ -94,6 +92,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const signIn = useCallback(async (username: string, password: string) => {
     const next = await api<Session>("/api/v1/auth/login", { method: "POST", body: { username, password } });
     localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+    setEndedBecause(undefined);
     setSession(next);
   }, []);
 
@@ -102,7 +101,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     end("You have signed out.");
   }, [end]);
 
-  const value = useMemo(() => ({ session, signIn, signOut }), [session, signIn, signOut]);
+  const value = useMemo(
+    () => ({ session, endedBecause, signIn, signOut }),
+    [session, endedBecause, signIn, signOut],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
