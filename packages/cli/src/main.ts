@@ -25,6 +25,10 @@ const commands: Record<string, Command> = {
       "run the operator that delivers flags to workloads (metrics port 9091; SVC_* environment variables)",
     run: async () => (await import("./commands/operator.ts")).runOperatorCommand(),
   },
+  dashboard: {
+    summary: "run the web dashboard and its /api proxy (port 8080; SVC_DASHBOARD_*, SVC_API_URL)",
+    run: async () => (await import("./commands/dashboard.ts")).runDashboard(),
+  },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",
     run: async () => (await import("./commands/sidecar.ts")).runSidecarCommand(),

@@ -1,6 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { NavLink, Outlet } from "react-router";
-import { apiReachability } from "../api/client.ts";
+import { api, apiReachability, LIVE_REFRESH_MS } from "../api/client.ts";
 import { useSession, useUser } from "../session/session.tsx";
 import { useTheme } from "./theme.ts";
 
@@ -19,8 +20,8 @@ function UnreachableBanner() {
   if (message === undefined) return null;
   return (
     <div className="banner" role="alert">
-      <strong>API server unreachable.</strong> {message} What you see may be out of date; it refreshes when
-      the server answers again.
+      <strong>API server unreachable.</strong> {message.replace(/\.?$/, ".")} What you see may be out of date;
+      it refreshes when the server answers again.
     </div>
   );
 }
@@ -28,6 +29,14 @@ function UnreachableBanner() {
 /** The frame of every signed-in page: navigation, who is signed in, theme, sign-out. */
 export function Shell() {
   const user = useUser();
+  // Asks the API who is signed in, every few seconds on every page: a session ended elsewhere
+  // (expiry, sign-out in another place, user deleted) or an API server gone is noticed even on a
+  // page that fetches nothing else.
+  useQuery({
+    queryKey: ["session", "me"],
+    queryFn: ({ signal }) => api<{ username: string; role: string }>("/api/v1/auth/me", { signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
   const { signOut } = useSession();
   const [theme, setTheme] = useTheme();
   return (

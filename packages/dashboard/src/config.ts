@@ -1,0 +1,34 @@
+import { HTTP_URL, matchesPattern, type Validated } from "@svc/core";
+import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+
+export interface DashboardConfig {
+  host: string;
+  port: number;
+  /** Where `/api/*` goes: the API server's base URL (no path). */
+  apiUrl: string;
+  /** Longest wait for the API server's answer before the proxy gives up with 504. */
+  apiTimeoutMs: number;
+  logLevel: LogLevel;
+}
+
+export const DEFAULT_DASHBOARD_PORT = 8080;
+export const DEFAULT_API_URL = "http://127.0.0.1:8090";
+
+/** Reads `svc dashboard`'s settings from environment variables (docs/dashboard.md lists them). */
+export function parseDashboardConfig(env: Environment): Validated<DashboardConfig> {
+  const read = settingsReader(env);
+  const port = read.port("SVC_DASHBOARD_PORT", DEFAULT_DASHBOARD_PORT);
+  const host = read.text("SVC_DASHBOARD_HOST", "0.0.0.0");
+  const apiUrl = read.text("SVC_API_URL", DEFAULT_API_URL).replace(/\/+$/, "");
+  const valid = matchesPattern(HTTP_URL, apiUrl) && URL.canParse(apiUrl) && new URL(apiUrl).pathname === "/";
+  if (!valid) {
+    read.problem(
+      "SVC_API_URL",
+      `must be an http:// or https:// URL without a path, got ${JSON.stringify(apiUrl)}`,
+    );
+  }
+  const apiTimeoutMs = read.durationMs("SVC_API_TIMEOUT", 30_000, { min: 100, max: 600_000 });
+  const logLevel = read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info");
+  if (read.errors.length > 0) return { ok: false, errors: [...read.errors] };
+  return { ok: true, value: { host, port, apiUrl, apiTimeoutMs, logLevel } };
+}

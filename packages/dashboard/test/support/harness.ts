@@ -1,0 +1,206 @@
+// The dashboard as users get it, for browser tests: the built app served by the real dashboard
+// server, in front of a real API server connected to the shared test control plane, driven in
+// Debian's Chromium by playwright-core (never a downloaded browser).
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { buildApiServer, type ApiConfig, type ApiServer } from "@svc/api";
+import type { Role } from "@svc/core";
+import { ClusterRegistry, installCrds } from "@svc/kube";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
+import { buildDashboardServer, type DashboardServer } from "../../src/index.ts";
+
+export const CHROMIUM_PATH = "/usr/bin/chromium";
+
+/** Flags that keep Chromium off the network (this machine's is closed) and quiet. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export const SCREENSHOT_DIR = fileURLToPath(new URL("../../.screenshots", import.meta.url));
+
+export const PASSWORDS: Readonly<Record<Role, string>> = {
+  admin: "admin-password-1",
+  editor: "editor-password-1",
+  viewer: "viewer-password-1",
+};
+
+export interface PageOptions {
+  theme?: "light" | "dark";
+  width?: number;
+  height?: number;
+}
+
+export interface DashboardHarness {
+  /** The dashboard server (the browser's origin). */
+  url: string;
+  /** The API server, directly. */
+  apiUrl: string;
+  kubeConfig: KubeConfig;
+  /** A namespace of the test control plane for this file's workloads and flags. */
+  namespace: string;
+  /** The id the control plane has in the API (the local cluster). */
+  clusterId: string;
+  passwords: Readonly<Record<Role, string>>;
+  /** A fresh browser context (own storage) and page; `theme` emulates the system colour scheme. */
+  newPage: (options?: PageOptions) => Promise<Page>;
+  /** Signs in through the login form as the user of that role and waits for the app shell. */
+  login: (page: Page, role: Role) => Promise<void>;
+  /** Direct API calls as the user of a role, e.g. a change "made by someone else". */
+  api: (role: Role) => { fetch: (path: string, init?: RequestInit) => Promise<Response> };
+  /** Saves a PNG into packages/dashboard/.screenshots (git-ignored). */
+  screenshot: (page: Page, name: string) => Promise<void>;
+  /** Stops the API server (the dashboard server keeps running) and starts it again on its port. */
+  stopApi: () => Promise<void>;
+  startApi: () => Promise<void>;
+  close: () => Promise<void>;
+}
+
+function apiConfig(dir: string, systemNamespace: string): ApiConfig {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    metricsHost: "127.0.0.1",
+    metricsPort: 0,
+    database: { kind: "sqlite", path: join(dir, "svc.sqlite") },
+    adminPassword: PASSWORDS.admin,
+    auditRetentionDays: 365,
+    logLevel: "silent",
+    trustProxy: true,
+    clusterId: "local",
+    systemNamespace,
+  };
+}
+
+async function json(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${response.status} ${text}`);
+  return JSON.parse(text) as unknown;
+}
+
+/** Starts everything for the calling test file; `close()` it in afterAll. */
+export async function startDashboardHarness(prefix = "dash"): Promise<DashboardHarness> {
+  const kubeConfig = testKubeConfig();
+  await installCrds(kubeConfig);
+  const namespace = await testNamespace(kubeConfig, prefix);
+  const systemNamespace = await testNamespace(kubeConfig, `${prefix}-svc`);
+  const registry = await ClusterRegistry.start({
+    hubKubeConfig: kubeConfig,
+    systemNamespace,
+    localClusterId: "local",
+    requestTimeoutMs: 3000,
+  });
+  const dir = await mkdtemp(join(tmpdir(), "svc-dashboard-test-"));
+  let config = apiConfig(dir, systemNamespace);
+  let api: ApiServer | undefined = await buildApiServer(config, { clusters: registry });
+  const apiUrl = (await api.listen()).url;
+  // Restarts reuse the port, so the dashboard's SVC_API_URL stays right.
+  config = { ...config, port: Number(new URL(apiUrl).port) };
+
+  const dashboard: DashboardServer = await buildDashboardServer({
+    host: "127.0.0.1",
+    port: 0,
+    apiUrl,
+    apiTimeoutMs: 10_000,
+    logLevel: "silent",
+  });
+  const { url } = await dashboard.listen();
+
+  const tokens = new Map<Role, string>();
+  const login = async (username: string, password: string) => {
+    const body = (await json(
+      await fetch(`${apiUrl}/api/v1/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username, password }),
+      }),
+    )) as { token: string };
+    return body.token;
+  };
+  const tokenFor = async (role: Role): Promise<string> => {
+    const known = tokens.get(role);
+    if (known !== undefined) return known;
+    const token = await login(role, PASSWORDS[role]);
+    tokens.set(role, token);
+    return token;
+  };
+  const adminToken = await tokenFor("admin");
+  for (const role of ["editor", "viewer"] as const) {
+    await json(
+      await fetch(`${apiUrl}/api/v1/users`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify({ username: role, password: PASSWORDS[role], role }),
+      }),
+    );
+  }
+
+  // playwright gives each launch a new, empty profile directory of its own.
+  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+
+  const harness: DashboardHarness = {
+    url,
+    apiUrl,
+    kubeConfig,
+    namespace,
+    clusterId: "local",
+    passwords: PASSWORDS,
+    newPage: async (options = {}) => {
+      const context = await browser.newContext({
+        colorScheme: options.theme ?? "light",
+        viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+        acceptDownloads: true,
+      });
+      return context.newPage();
+    },
+    login: async (page, role) => {
+      await page.goto(`${url}/login`);
+      await page.getByLabel("Username").fill(role);
+      await page.getByLabel("Password").fill(PASSWORDS[role]);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("navigation", { name: "Main" }).waitFor();
+    },
+    api: (role) => ({
+      fetch: async (path, init = {}) => {
+        const headers = new Headers(init.headers);
+        headers.set("authorization", `Bearer ${await tokenFor(role)}`);
+        if (init.body !== undefined && !headers.has("content-type"))
+          headers.set("content-type", "application/json");
+        return fetch(`${apiUrl}${path}`, { ...init, headers });
+      },
+    }),
+    screenshot: async (page, name) => {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    stopApi: async () => {
+      await api?.close();
+      api = undefined;
+      // Sessions live in the API server's memory: a restart ends them.
+      tokens.clear();
+    },
+    startApi: async () => {
+      if (api !== undefined) return;
+      api = await buildApiServer(config, { clusters: registry });
+      await api.listen();
+    },
+    close: async () => {
+      await browser.close();
+      await dashboard.close();
+      await api?.close();
+      await registry.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
