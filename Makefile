@@ -6,12 +6,12 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane postgres check crds
+.PHONY: dev test install controlplane postgres chromium dashboard check crds
 
-dev: install controlplane
+dev: install controlplane dashboard
 	node packages/cli/src/main.ts dev
 
-test: install controlplane postgres check
+test: install controlplane postgres chromium check
 	vitest run
 
 install: node_modules/.install-stamp
@@ -28,6 +28,19 @@ controlplane:
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql; }
+
+# The web dashboard, built by Vite into packages/dashboard/dist when its sources changed.
+DASHBOARD_SOURCES := $(shell find packages/dashboard/app packages/core/src -type f) packages/dashboard/vite.config.ts
+dashboard: install packages/dashboard/dist/index.html
+
+packages/dashboard/dist/index.html: $(DASHBOARD_SOURCES)
+	cd packages/dashboard && vite build --logLevel warn
+
+# The browser tests drive Debian's Chromium (never a downloaded browser); install it only when
+# it is not there (needs root, as on CI).
+chromium:
+	@test -x /usr/bin/chromium || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
 
 check: install
 	tsc -p tsconfig.json --noEmit

@@ -26,6 +26,7 @@ it("svc dev serves the API and the demo flag through the sidecar, and cleans up 
       SVC_METRICS_PORT: "0",
       SVC_SIDECAR_PORT: "0",
       SVC_OPERATOR_METRICS_PORT: "0",
+      SVC_DASHBOARD_PORT: "0",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -41,10 +42,16 @@ it("svc dev serves the API and the demo flag through the sidecar, and cleans up 
     return match[1];
   };
   const apiUrl = field("REST API");
+  const dashboardUrl = field("dashboard");
   const sidecarFlags = field("sidecar (demo)");
   const kubeconfig = field("kubeconfig");
 
-  const login = await fetch(`${apiUrl}/api/v1/auth/login`, {
+  expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+  // The dashboard serves the app and passes /api to the same API server.
+  const page = await fetch(dashboardUrl);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<div id="root">');
+  const login = await fetch(`${dashboardUrl}/api/v1/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ username: "admin", password: "admin-dev-password" }),

@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
+import { API_GROUP, API_GROUP_VERSION, describeErrors, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
 import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
+import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { startDevApi } from "./api.ts";
 
@@ -76,11 +77,21 @@ export async function runDev(): Promise<void> {
     }),
   );
   await sidecar.ready;
+  const dashboardConfig = parseDashboardConfig({
+    SVC_DASHBOARD_HOST: "127.0.0.1",
+    SVC_LOG_LEVEL: "warn",
+    ...process.env,
+    SVC_API_URL: api.url,
+  });
+  if (!dashboardConfig.ok)
+    throw new Error(`invalid dashboard configuration: ${describeErrors(dashboardConfig.errors)}`);
+  const dashboard = await (await buildDashboardServer(dashboardConfig.value)).listen();
   process.stdout.write(
     [
       "",
       "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
       "",
+      `  dashboard        ${dashboard.url}  (${api.adminLogin})`,
       `  REST API         ${api.url}  (${api.adminLogin}; metrics ${api.metricsUrl}/metrics)`,
       `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
       `  operator         metrics ${operator.metricsUrl}/metrics  (delivers flags to the demo Deployment)`,
