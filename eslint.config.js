@@ -25,6 +25,11 @@ export default tseslint.config(
   {
     files: ["packages/dashboard/app/**/*.{ts,tsx}"],
     ...reactHooks.configs.flat.recommended,
+    rules: {
+      ...reactHooks.configs.flat.recommended.rules,
+      // Advice for the React Compiler's memoization, which this app does not use.
+      "react-hooks/incompatible-library": "off",
+    },
   },
   {
     // The browser bundle: no Node built-ins, and the domain only through its browser entry.

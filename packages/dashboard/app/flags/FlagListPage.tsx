@@ -1,5 +1,269 @@
+import type { FlagView } from "@svc/core/browser";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useDeferredValue, useMemo, useRef } from "react";
+import { Link, useSearchParams } from "react-router";
+import { useClusters, useNamespaces } from "../clusters/queries.ts";
+import { useCan } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
+import { EmptyState, QueryState } from "../ui/states.tsx";
+import { relativeTime } from "../ui/time.ts";
+import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
+import { DeleteFlagButton, FlagEnabledSwitch } from "./FlagRowActions.tsx";
+import {
+  deliveryKind,
+  flagHref,
+  paramsFromView,
+  valueSummary,
+  viewFromParams,
+  visibleFlags,
+  type ListView,
+  type SortKey,
+} from "./list-model.ts";
+import { useFlags } from "./queries.ts";
+
+const COLUMNS: { key: SortKey | undefined; label: string }[] = [
+  { key: "name", label: "Name" },
+  { key: "cluster", label: "Cluster" },
+  { key: "namespace", label: "Namespace" },
+  { key: "type", label: "Type" },
+  { key: undefined, label: "Value" },
+  { key: undefined, label: "Delivery" },
+  { key: "state", label: "Enabled" },
+  { key: "phase", label: "Status" },
+  { key: "updated", label: "Updated" },
+  { key: undefined, label: "Actions" },
+];
+
+const ROW_HEIGHT = 49;
+
+function Filters({ view, update }: { view: ListView; update: (patch: Partial<ListView>) => void }) {
+  const clusters = useClusters();
+  const namespaces = useNamespaces(view.clusterId === "" ? undefined : view.clusterId);
+  return (
+    <div className="toolbar" role="search">
+      <label className="field">
+        <span>Search flags</span>
+        <input
+          type="search"
+          value={view.search}
+          placeholder="name or description"
+          onChange={(event) => {
+            update({ search: event.target.value });
+          }}
+        />
+      </label>
+      <label className="field">
+        <span>Cluster</span>
+        <select
+          value={view.clusterId}
+          onChange={(event) => {
+            update({ clusterId: event.target.value, namespace: "" });
+          }}
+        >
+          <option value="">All clusters</option>
+          {clusters.data?.map((cluster) => (
+            <option key={cluster.id} value={cluster.id}>
+              {cluster.displayName} ({cluster.id})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Namespace</span>
+        <select
+          value={view.namespace}
+          disabled={view.clusterId === ""}
+          title={view.clusterId === "" ? "Choose a cluster first" : undefined}
+          onChange={(event) => {
+            update({ namespace: event.target.value });
+          }}
+        >
+          <option value="">All namespaces</option>
+          {namespaces.data?.map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+function FlagRow({ flag }: { flag: FlagView }) {
+  return (
+    <tr>
+      <td>
+        <Link to={flagHref(flag)} className="strong">
+          {flag.name}
+        </Link>
+        {flag.description !== "" && <div className="hint clip">{flag.description}</div>}
+      </td>
+      <td>{flag.clusterId}</td>
+      <td>{flag.namespace}</td>
+      <td>{flag.type}</td>
+      <td className="mono clip" title={flag.defaultValue}>
+        {valueSummary(flag.defaultValue)}
+      </td>
+      <td>{deliveryKind(flag)}</td>
+      <td>
+        <FlagEnabledSwitch flag={flag} />
+      </td>
+      <td>
+        <FlagPhaseBadge status={flag.status} />
+      </td>
+      <td title={flag.updatedAt}>{relativeTime(flag.updatedAt)}</td>
+      <td>
+        <DeleteFlagButton flag={flag} />
+      </td>
+    </tr>
+  );
+}
+
+/** Only the rows in view are in the page, so thousands of flags scroll and filter smoothly. */
+function FlagTable({
+  flags,
+  view,
+  sortBy,
+}: {
+  flags: FlagView[];
+  view: ListView;
+  sortBy: (key: SortKey) => void;
+}) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const rows = useVirtualizer({
+    count: flags.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+  const items = rows.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = rows.getTotalSize() - (items.at(-1)?.end ?? 0);
+  return (
+    <div className="table-wrap flag-table" ref={scroller}>
+      <table aria-rowcount={flags.length + 1}>
+        <thead>
+          <tr>
+            {COLUMNS.map((column) => {
+              const sorted = column.key !== undefined && column.key === view.sort;
+              return (
+                <th
+                  key={column.label}
+                  scope="col"
+                  aria-sort={sorted ? (view.direction === "asc" ? "ascending" : "descending") : undefined}
+                >
+                  {column.key === undefined ? (
+                    column.label
+                  ) : (
+                    <button
+                      type="button"
+                      className="sort"
+                      onClick={() => {
+                        if (column.key !== undefined) sortBy(column.key);
+                      }}
+                    >
+                      {column.label}
+                      <span aria-hidden="true">{sorted ? (view.direction === "asc" ? " ▲" : " ▼") : ""}</span>
+                    </button>
+                  )}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {before > 0 && (
+            <tr aria-hidden="true" className="spacer" style={{ height: before }}>
+              <td colSpan={COLUMNS.length} />
+            </tr>
+          )}
+          {items.map((item) => {
+            const flag = flags[item.index];
+            return flag === undefined ? null : (
+              <FlagRow key={`${flag.clusterId}/${flag.namespace}/${flag.name}`} flag={flag} />
+            );
+          })}
+          {after > 0 && (
+            <tr aria-hidden="true" className="spacer" style={{ height: after }}>
+              <td colSpan={COLUMNS.length} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 export function FlagListPage() {
-  return <PageHeader title="Flag" />;
+  const can = useCan();
+  const [params, setParams] = useSearchParams();
+  const view = viewFromParams(params);
+  const flags = useFlags({
+    ...(view.clusterId === "" ? {} : { clusterId: view.clusterId }),
+    ...(view.namespace === "" ? {} : { namespace: view.namespace }),
+  });
+  // Typing stays responsive: the input updates at once, the table when React has time.
+  const search = useDeferredValue(view.search);
+  const shown = useMemo(
+    () => visibleFlags(flags.data ?? [], { search, sort: view.sort, direction: view.direction }),
+    [flags.data, search, view.sort, view.direction],
+  );
+  const update = (patch: Partial<ListView>) => {
+    setParams(paramsFromView({ ...view, ...patch }), { replace: true });
+  };
+  const sortBy = (key: SortKey) => {
+    update({ sort: key, direction: view.sort === key && view.direction === "asc" ? "desc" : "asc" });
+  };
+  const filtered = view.search !== "" || view.clusterId !== "" || view.namespace !== "";
+
+  return (
+    <>
+      <PageHeader
+        title="Flags"
+        actions={
+          can("POST /api/v1/flags") && (
+            <Link to="/flags/new" className="button primary">
+              New flag
+            </Link>
+          )
+        }
+      />
+      <Filters view={view} update={update} />
+      <QueryState query={flags} what="flags">
+        {(all) =>
+          shown.length > 0 ? (
+            <>
+              <p className="hint" aria-live="polite">
+                {shown.length === all.length
+                  ? `${all.length} flags`
+                  : `${shown.length} of ${all.length} flags`}
+              </p>
+              <FlagTable flags={shown} view={view} sortBy={sortBy} />
+            </>
+          ) : filtered ? (
+            <EmptyState title="No flag matches these filters">
+              <button
+                type="button"
+                onClick={() => {
+                  setParams(new URLSearchParams(), { replace: true });
+                }}
+              >
+                Clear filters
+              </button>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No flags yet">
+              <p>
+                A flag delivers one value to the workloads its label selector matches.{" "}
+                {can("POST /api/v1/flags")
+                  ? "Create one with New flag, or apply a FeatureFlag resource with kubectl."
+                  : "An editor or admin can create one, or apply a FeatureFlag resource with kubectl."}
+              </p>
+            </EmptyState>
+          )
+        }
+      </QueryState>
+    </>
+  );
 }
