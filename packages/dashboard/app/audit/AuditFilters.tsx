@@ -1,0 +1,166 @@
+import { AUDIT_ACTIONS, AUDIT_RESOURCES, type AuditAction, type AuditResource } from "@svc/core/browser";
+import { useState, type SyntheticEvent } from "react";
+import { useClusters } from "../clusters/queries.ts";
+import { useUsers } from "../users/queries.ts";
+import { isoToLocalInput, localInputToIso, type AuditFilter } from "./audit-view.ts";
+
+interface Draft {
+  resource: string;
+  action: string;
+  cluster: string;
+  actor: string;
+  since: string;
+  until: string;
+}
+
+function draftOf(filter: AuditFilter): Draft {
+  return {
+    resource: filter.resource ?? "",
+    action: filter.action ?? "",
+    cluster: filter.cluster ?? "",
+    actor: filter.actor ?? "",
+    since: isoToLocalInput(filter.since),
+    until: isoToLocalInput(filter.until),
+  };
+}
+
+function filterOf(draft: Draft): AuditFilter {
+  const filter: AuditFilter = {};
+  if (draft.resource !== "") filter.resource = draft.resource as AuditResource;
+  if (draft.action !== "") filter.action = draft.action as AuditAction;
+  if (draft.cluster.trim() !== "") filter.cluster = draft.cluster.trim();
+  if (draft.actor.trim() !== "") filter.actor = draft.actor.trim();
+  const since = localInputToIso(draft.since);
+  if (since !== undefined) filter.since = since;
+  const until = localInputToIso(draft.until);
+  if (until !== undefined) filter.until = until;
+  return filter;
+}
+
+/**
+ * The audit filters. A choice from a list applies at once; typed values (cluster, actor, times)
+ * apply with Enter or "Apply", so the log is not queried for every keystroke. Mount it with a
+ * key of the URL's filter so that going back in history resets what is typed.
+ */
+export function AuditFilters({
+  filter,
+  onApply,
+}: {
+  filter: AuditFilter;
+  onApply: (filter: AuditFilter) => void;
+}) {
+  const [draft, setDraft] = useState(() => draftOf(filter));
+  const clusters = useClusters();
+  const users = useUsers();
+  const set = (key: keyof Draft, value: string) => {
+    setDraft((d) => ({ ...d, [key]: value }));
+  };
+  const submit = (event: SyntheticEvent) => {
+    event.preventDefault();
+    onApply(filterOf(draft));
+  };
+  const chooseNow = (key: "resource" | "action", value: string) => {
+    const next = { ...draft, [key]: value };
+    setDraft(next);
+    onApply(filterOf(next));
+  };
+
+  return (
+    <form className="toolbar audit-filters" onSubmit={submit} aria-label="Audit filters">
+      <label className="field">
+        <span>Resource</span>
+        <select
+          value={draft.resource}
+          onChange={(e) => {
+            chooseNow("resource", e.target.value);
+          }}
+        >
+          <option value="">Any resource</option>
+          {AUDIT_RESOURCES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Action</span>
+        <select
+          value={draft.action}
+          onChange={(e) => {
+            chooseNow("action", e.target.value);
+          }}
+        >
+          <option value="">Any action</option>
+          {AUDIT_ACTIONS.map((a) => (
+            <option key={a}>{a}</option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span>Cluster</span>
+        <input
+          list="audit-cluster-ids"
+          value={draft.cluster}
+          placeholder="Any cluster"
+          onChange={(e) => {
+            set("cluster", e.target.value);
+          }}
+        />
+        <datalist id="audit-cluster-ids">
+          {clusters.data?.map((c) => (
+            <option key={c.id} value={c.id} />
+          ))}
+        </datalist>
+      </label>
+      <label className="field">
+        <span>Actor</span>
+        <input
+          list="audit-actors"
+          value={draft.actor}
+          placeholder="Anyone"
+          onChange={(e) => {
+            set("actor", e.target.value);
+          }}
+        />
+        <datalist id="audit-actors">
+          {users.data?.map((u) => (
+            <option key={u.username} value={u.username} />
+          ))}
+        </datalist>
+      </label>
+      <label className="field">
+        <span>Since</span>
+        <input
+          type="datetime-local"
+          value={draft.since}
+          onChange={(e) => {
+            set("since", e.target.value);
+          }}
+        />
+      </label>
+      <label className="field">
+        <span>Until</span>
+        <input
+          type="datetime-local"
+          value={draft.until}
+          onChange={(e) => {
+            set("until", e.target.value);
+          }}
+        />
+      </label>
+      <div className="audit-filter-actions">
+        <button type="submit" className="primary">
+          Apply filters
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            setDraft(draftOf({}));
+            onApply({});
+          }}
+        >
+          Clear filters
+        </button>
+      </div>
+    </form>
+  );
+}
