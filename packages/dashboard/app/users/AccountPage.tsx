@@ -36,6 +36,17 @@ function ChangePassword({ username }: { username: string }) {
     <section className="card" aria-labelledby="change-password">
       <h2 id="change-password">Change your password</h2>
       <form onSubmit={submit} aria-label="Change your password" className="narrow-form">
+        {/* Tells password managers whose password this is. */}
+        <input
+          type="text"
+          name="username"
+          autoComplete="username"
+          value={username}
+          readOnly
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-hidden="true"
+        />
         <PasswordFields
           label="New password"
           password={passwords.password}

@@ -1,6 +1,6 @@
 import { ROLES, type Role } from "@svc/core/browser";
 import { Dialog } from "radix-ui";
-import { useState, type SyntheticEvent } from "react";
+import { useId, useState, type SyntheticEvent } from "react";
 import { ApiError, errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
@@ -14,6 +14,7 @@ function usernameError(error: unknown): string | undefined {
 
 /** "New user" (admins): username, password with confirmation, and role. */
 export function CreateUserDialog({ onCreated }: { onCreated: (message: string) => void }) {
+  const id = useId();
   const [open, setOpen] = useState(false);
   const [username, setUsername] = useState("");
   const [role, setRole] = useState<Role>("viewer");
@@ -70,22 +71,31 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
             The user signs in with this username and password; the role decides what they may do.
           </Dialog.Description>
           <form onSubmit={submit} aria-label="New user">
-            <label className="field">
-              <span>Username</span>
+            <div className="field">
+              <label htmlFor={`${id}-username`}>Username</label>
               <input
+                id={`${id}-username`}
                 name="username"
                 autoComplete="off"
                 required
                 maxLength={63}
                 value={username}
                 aria-invalid={nameProblem !== undefined}
+                aria-describedby={`${id}-username-hint ${id}-username-problem`}
                 onChange={(e) => {
                   setUsername(e.target.value);
                 }}
               />
-              <span className="hint">Letters, digits, ".", "_" or "-", starting with a letter or digit.</span>
-              {nameProblem !== undefined && <span className="field-problem">{nameProblem}</span>}
-            </label>
+              <span className="hint" id={`${id}-username-hint`}>
+                Letters, digits, &quot;.&quot;, &quot;_&quot; or &quot;-&quot;, starting with a letter or
+                digit.
+              </span>
+              {nameProblem !== undefined && (
+                <span className="field-problem" id={`${id}-username-problem`}>
+                  {nameProblem}
+                </span>
+              )}
+            </div>
             <PasswordFields
               label="Password"
               password={passwords.password}
@@ -95,9 +105,10 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
               onPassword={passwords.setPassword}
               onConfirmation={passwords.setConfirmation}
             />
-            <label className="field">
-              <span>Role</span>
+            <div className="field">
+              <label htmlFor={`${id}-role`}>Role</label>
               <select
+                id={`${id}-role`}
                 value={role}
                 aria-invalid={roleProblem !== undefined}
                 onChange={(e) => {
@@ -111,7 +122,7 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
                 ))}
               </select>
               {roleProblem !== undefined && <span className="field-problem">{roleProblem}</span>}
-            </label>
+            </div>
             {!shownElsewhere && <ErrorMessage error={create.error} />}
             <div className="dialog-actions">
               <Dialog.Close asChild>

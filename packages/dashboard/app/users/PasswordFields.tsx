@@ -29,9 +29,10 @@ export function PasswordFields({
   const passwordProblem = check.password ?? errorForField(apiError, "password");
   return (
     <>
-      <label className="field">
-        <span>{label}</span>
+      <div className="field">
+        <label htmlFor={`${id}-password`}>{label}</label>
         <input
+          id={`${id}-password`}
           type="password"
           autoComplete="new-password"
           required
@@ -50,10 +51,11 @@ export function PasswordFields({
             {passwordProblem}
           </span>
         )}
-      </label>
-      <label className="field">
-        <span>Confirm {label.toLowerCase()}</span>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-confirmation`}>Confirm {label.toLowerCase()}</label>
         <input
+          id={`${id}-confirmation`}
           type="password"
           autoComplete="new-password"
           required
@@ -69,7 +71,7 @@ export function PasswordFields({
             {check.confirmation}
           </span>
         )}
-      </label>
+      </div>
     </>
   );
 }
