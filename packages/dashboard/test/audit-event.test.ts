@@ -15,13 +15,24 @@ describe("describeDetails", () => {
         { field: "enabled", before: "true", after: "false" },
         { field: "selector", before: undefined, after: '{"app":"web"}' },
       ],
+      notes: [],
     });
   });
 
   it("shows a creation (no before) and a password change without any password", () => {
-    expect(describeDetails({ before: {}, after: { passwordChanged: true } })).toEqual({
+    expect(describeDetails({ before: {}, after: { username: "bob", role: "viewer" } })).toEqual({
       kind: "changes",
-      fields: [{ field: "passwordChanged", before: undefined, after: "true" }],
+      fields: [
+        { field: "role", before: undefined, after: "viewer" },
+        { field: "username", before: undefined, after: "bob" },
+      ],
+      notes: [],
+    });
+    // What the API records for a password change: no field's value, a note that it changed.
+    expect(describeDetails({ before: {}, after: {}, passwordChanged: true })).toEqual({
+      kind: "changes",
+      fields: [],
+      notes: [{ field: "passwordChanged", value: "true" }],
     });
   });
 

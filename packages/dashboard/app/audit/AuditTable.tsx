@@ -9,26 +9,33 @@ function EventDetails({ event }: { event: AuditEventView }) {
     case "changes":
       return (
         <>
-          <table className="audit-changes" aria-label={`Changes of event ${event.id}`}>
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Before</th>
-                <th scope="col">After</th>
-              </tr>
-            </thead>
-            <tbody>
-              {details.fields.map((f) => (
-                <tr key={f.field}>
-                  <th scope="row" className="mono">
-                    {f.field}
-                  </th>
-                  <td className="mono">{f.before ?? <span className="hint">(none)</span>}</td>
-                  <td className="mono">{f.after ?? <span className="hint">(none)</span>}</td>
+          {details.fields.length > 0 && (
+            <table className="audit-changes" aria-label={`Changes of event ${event.id}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">Before</th>
+                  <th scope="col">After</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {details.fields.map((f) => (
+                  <tr key={f.field}>
+                    <th scope="row" className="mono">
+                      {f.field}
+                    </th>
+                    <td className="mono">{f.before ?? <span className="hint">(none)</span>}</td>
+                    <td className="mono">{f.after ?? <span className="hint">(none)</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {details.notes.map((note) => (
+            <p key={note.field}>
+              <code>{note.field}</code>: {note.value}
+            </p>
+          ))}
           {source}
         </>
       );

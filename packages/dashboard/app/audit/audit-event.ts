@@ -31,8 +31,14 @@ export interface ChangedField {
   after: string | undefined;
 }
 
+/** A recorded fact beside the changed fields, such as `passwordChanged: true`. */
+export interface DetailNote {
+  field: string;
+  value: string;
+}
+
 export type DetailsView =
-  | { kind: "changes"; fields: ChangedField[] }
+  | { kind: "changes"; fields: ChangedField[]; notes: DetailNote[] }
   | { kind: "refusal"; status: string; error: string }
   | { kind: "other"; json: string }
   | { kind: "none" };
@@ -47,21 +53,22 @@ function shown(value: unknown): string | undefined {
 }
 
 /**
- * An event's `details` for reading: the before/after of each changed field, or the status and
- * error of a refused request; anything else as JSON, so nothing recorded is hidden.
+ * An event's `details` for reading: the before/after of each changed field (with any other
+ * recorded fact as a note), or the status and error of a refused request; anything else as
+ * JSON, so nothing recorded is hidden.
  */
 export function describeDetails(details: Record<string, unknown>): DetailsView {
   const keys = Object.keys(details);
   if (keys.length === 0) return { kind: "none" };
-  const { before, after } = details;
-  const onlyChanges = keys.every((k) => k === "before" || k === "after");
-  if (onlyChanges && (isRecord(before) || isRecord(after))) {
+  const { before, after, ...rest } = details;
+  if (isRecord(before) || isRecord(after)) {
     const was = isRecord(before) ? before : {};
     const is = isRecord(after) ? after : {};
     const fields = [...new Set([...Object.keys(was), ...Object.keys(is)])].sort();
     return {
       kind: "changes",
       fields: fields.map((field) => ({ field, before: shown(was[field]), after: shown(is[field]) })),
+      notes: Object.entries(rest).map(([field, value]) => ({ field, value: shown(value) ?? "" })),
     };
   }
   const onlyRefusal = keys.every((k) => k === "status" || k === "error");
