@@ -1,5 +1,5 @@
 import { AUDIT_ACTIONS, AUDIT_RESOURCES, type AuditAction, type AuditResource } from "@svc/core/browser";
-import { useState, type SyntheticEvent } from "react";
+import { useId, useState, type SyntheticEvent } from "react";
 import { useClusters } from "../clusters/queries.ts";
 import { useUsers } from "../users/queries.ts";
 import { isoToLocalInput, localInputToIso, type AuditFilter } from "./audit-view.ts";
@@ -35,6 +35,46 @@ function filterOf(draft: Draft): AuditFilter {
   const until = localInputToIso(draft.until);
   if (until !== undefined) filter.until = until;
   return filter;
+}
+
+/** A filter typed (or picked from suggestions) and applied with the form. */
+function TypedFilter({
+  label,
+  value,
+  onChange,
+  type = "text",
+  placeholder,
+  suggestions,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: "text" | "datetime-local";
+  placeholder?: string;
+  suggestions?: string[] | undefined;
+}) {
+  const listId = useId();
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <input
+        type={type}
+        list={suggestions === undefined ? undefined : listId}
+        value={value}
+        placeholder={placeholder}
+        onChange={(e) => {
+          onChange(e.target.value);
+        }}
+      />
+      {suggestions !== undefined && (
+        <datalist id={listId}>
+          {suggestions.map((s) => (
+            <option key={s} value={s} />
+          ))}
+        </datalist>
+      )}
+    </label>
+  );
 }
 
 /**
@@ -95,58 +135,40 @@ export function AuditFilters({
           ))}
         </select>
       </label>
-      <label className="field">
-        <span>Cluster</span>
-        <input
-          list="audit-cluster-ids"
-          value={draft.cluster}
-          placeholder="Any cluster"
-          onChange={(e) => {
-            set("cluster", e.target.value);
-          }}
-        />
-        <datalist id="audit-cluster-ids">
-          {clusters.data?.map((c) => (
-            <option key={c.id} value={c.id} />
-          ))}
-        </datalist>
-      </label>
-      <label className="field">
-        <span>Actor</span>
-        <input
-          list="audit-actors"
-          value={draft.actor}
-          placeholder="Anyone"
-          onChange={(e) => {
-            set("actor", e.target.value);
-          }}
-        />
-        <datalist id="audit-actors">
-          {users.data?.map((u) => (
-            <option key={u.username} value={u.username} />
-          ))}
-        </datalist>
-      </label>
-      <label className="field">
-        <span>Since</span>
-        <input
-          type="datetime-local"
-          value={draft.since}
-          onChange={(e) => {
-            set("since", e.target.value);
-          }}
-        />
-      </label>
-      <label className="field">
-        <span>Until</span>
-        <input
-          type="datetime-local"
-          value={draft.until}
-          onChange={(e) => {
-            set("until", e.target.value);
-          }}
-        />
-      </label>
+      <TypedFilter
+        label="Cluster"
+        value={draft.cluster}
+        placeholder="Any cluster"
+        suggestions={clusters.data?.map((c) => c.id)}
+        onChange={(value) => {
+          set("cluster", value);
+        }}
+      />
+      <TypedFilter
+        label="Actor"
+        value={draft.actor}
+        placeholder="Anyone"
+        suggestions={users.data?.map((u) => u.username)}
+        onChange={(value) => {
+          set("actor", value);
+        }}
+      />
+      <TypedFilter
+        label="Since"
+        type="datetime-local"
+        value={draft.since}
+        onChange={(value) => {
+          set("since", value);
+        }}
+      />
+      <TypedFilter
+        label="Until"
+        type="datetime-local"
+        value={draft.until}
+        onChange={(value) => {
+          set("until", value);
+        }}
+      />
       <div className="audit-filter-actions">
         <button type="submit" className="primary">
           Apply filters

@@ -47,21 +47,11 @@ function ChangePassword({ username }: { username: string }) {
           tabIndex={-1}
           aria-hidden="true"
         />
-        <PasswordFields
-          label="New password"
-          password={passwords.password}
-          confirmation={passwords.confirmation}
-          check={passwords.check}
-          apiError={update.error}
-          onPassword={(value) => {
-            setDone(false);
-            passwords.setPassword(value);
-          }}
-          onConfirmation={passwords.setConfirmation}
-        />
+        <PasswordFields label="New password" pair={passwords} apiError={update.error} />
         {errorForField(update.error, "password") === undefined && <ErrorMessage error={update.error} />}
         <p className="success" role="status">
           {done &&
+            passwords.password === "" &&
             "Password changed. Use it from now on; your other sessions have been signed out, this one stays signed in."}
         </p>
         <button type="submit" className="primary" disabled={update.isPending || !passwords.check.ready}>

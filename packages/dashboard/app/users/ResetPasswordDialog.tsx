@@ -1,7 +1,7 @@
-import { Dialog } from "radix-ui";
-import { useState, type SyntheticEvent } from "react";
+import { useState } from "react";
 import { errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { FormDialog } from "./FormDialog.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useUpdateUser } from "./queries.ts";
 
@@ -17,23 +17,15 @@ export function ResetPasswordDialog({
   const passwords = usePasswordPair();
   const update = useUpdateUser();
 
-  const submit = (event: SyntheticEvent) => {
-    event.preventDefault();
-    if (!passwords.check.ready) return;
-    update.mutate(
-      { username, change: { password: passwords.password } },
-      {
-        onSuccess: () => {
-          setOpen(false);
-          passwords.clear();
-          onDone(`Password of ${username} reset; their sessions have been signed out.`);
-        },
-      },
-    );
-  };
-
   return (
-    <Dialog.Root
+    <FormDialog
+      trigger={
+        <button type="button" aria-label={`Reset password of ${username}`}>
+          Reset password
+        </button>
+      }
+      title={`Reset the password of ${username}`}
+      description={`${username} signs in with the new password; their open sessions end.`}
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
@@ -42,41 +34,24 @@ export function ResetPasswordDialog({
           update.reset();
         }
       }}
+      onSubmit={() => {
+        update.mutate(
+          { username, change: { password: passwords.password } },
+          {
+            onSuccess: () => {
+              setOpen(false);
+              passwords.clear();
+              onDone(`Password of ${username} reset; their sessions have been signed out.`);
+            },
+          },
+        );
+      }}
+      submitLabel={["Set password", "Saving…"]}
+      pending={update.isPending}
+      canSubmit={passwords.check.ready}
     >
-      <Dialog.Trigger asChild>
-        <button type="button" aria-label={`Reset password of ${username}`}>
-          Reset password
-        </button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="dialog-overlay" />
-        <Dialog.Content className="dialog">
-          <Dialog.Title>Reset the password of {username}</Dialog.Title>
-          <Dialog.Description className="hint">
-            {username} signs in with the new password; their open sessions end.
-          </Dialog.Description>
-          <form onSubmit={submit} aria-label={`New password for ${username}`}>
-            <PasswordFields
-              label="New password"
-              password={passwords.password}
-              confirmation={passwords.confirmation}
-              check={passwords.check}
-              apiError={update.error}
-              onPassword={passwords.setPassword}
-              onConfirmation={passwords.setConfirmation}
-            />
-            {errorForField(update.error, "password") === undefined && <ErrorMessage error={update.error} />}
-            <div className="dialog-actions">
-              <Dialog.Close asChild>
-                <button type="button">Cancel</button>
-              </Dialog.Close>
-              <button type="submit" className="primary" disabled={update.isPending || !passwords.check.ready}>
-                {update.isPending ? "Saving…" : "Set password"}
-              </button>
-            </div>
-          </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+      <PasswordFields label="New password" pair={passwords} apiError={update.error} />
+      {errorForField(update.error, "password") === undefined && <ErrorMessage error={update.error} />}
+    </FormDialog>
   );
 }
