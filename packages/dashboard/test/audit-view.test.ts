@@ -11,6 +11,7 @@ import {
   isoToLocalInput,
   localInputToIso,
   searchFromAuditView,
+  timeRangeProblem,
   withFilter,
   type AuditView,
 } from "../app/audit/audit-view.ts";
@@ -90,6 +91,16 @@ describe("time range inputs", () => {
     expect(localInputToIso("2026-13-45T99:99")).toBeUndefined();
     expect(isoToLocalInput(undefined)).toBe("");
     expect(isoToLocalInput("nonsense")).toBe("");
+  });
+});
+
+describe("timeRangeProblem", () => {
+  it("refuses an until that is not after since, since until is exclusive", () => {
+    const since = "2026-11-22T10:00:00.000Z";
+    expect(timeRangeProblem({ since, until: since })).toBe("must be later than Since");
+    expect(timeRangeProblem({ since, until: "2026-11-22T09:00:00.000Z" })).toBe("must be later than Since");
+    expect(timeRangeProblem({ since, until: "2026-11-22T10:01:00.000Z" })).toBeUndefined();
+    expect(timeRangeProblem({ since })).toBeUndefined();
   });
 });
 

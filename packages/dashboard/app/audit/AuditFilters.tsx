@@ -2,7 +2,7 @@ import { AUDIT_ACTIONS, AUDIT_RESOURCES, type AuditAction, type AuditResource } 
 import { useId, useState, type SyntheticEvent } from "react";
 import { useClusters } from "../clusters/queries.ts";
 import { useUsers } from "../users/queries.ts";
-import { isoToLocalInput, localInputToIso, type AuditFilter } from "./audit-view.ts";
+import { isoToLocalInput, localInputToIso, timeRangeProblem, type AuditFilter } from "./audit-view.ts";
 
 interface Draft {
   resource: string;
@@ -45,6 +45,7 @@ function TypedFilter({
   type = "text",
   placeholder,
   suggestions,
+  problem,
 }: {
   label: string;
   value: string;
@@ -52,8 +53,10 @@ function TypedFilter({
   type?: "text" | "datetime-local";
   placeholder?: string;
   suggestions?: string[] | undefined;
+  problem?: string | undefined;
 }) {
   const listId = useId();
+  const problemId = useId();
   return (
     <label className="field">
       <span>{label}</span>
@@ -62,10 +65,17 @@ function TypedFilter({
         list={suggestions === undefined ? undefined : listId}
         value={value}
         placeholder={placeholder}
+        aria-invalid={problem !== undefined}
+        aria-describedby={problem === undefined ? undefined : problemId}
         onChange={(e) => {
           onChange(e.target.value);
         }}
       />
+      {problem !== undefined && (
+        <span className="field-problem" id={problemId}>
+          {problem}
+        </span>
+      )}
       {suggestions !== undefined && (
         <datalist id={listId}>
           {suggestions.map((s) => (
@@ -95,14 +105,15 @@ export function AuditFilters({
   const set = (key: keyof Draft, value: string) => {
     setDraft((d) => ({ ...d, [key]: value }));
   };
+  const rangeProblem = timeRangeProblem(filterOf(draft));
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
-    onApply(filterOf(draft));
+    if (rangeProblem === undefined) onApply(filterOf(draft));
   };
   const chooseNow = (key: "resource" | "action", value: string) => {
     const next = { ...draft, [key]: value };
     setDraft(next);
-    onApply(filterOf(next));
+    if (timeRangeProblem(filterOf(next)) === undefined) onApply(filterOf(next));
   };
 
   return (
@@ -165,12 +176,13 @@ export function AuditFilters({
         label="Until"
         type="datetime-local"
         value={draft.until}
+        problem={rangeProblem}
         onChange={(value) => {
           set("until", value);
         }}
       />
       <div className="audit-filter-actions">
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={rangeProblem !== undefined}>
           Apply filters
         </button>
         <button

@@ -127,3 +127,9 @@ export function isoToLocalInput(iso: string | undefined): string {
   const seconds = date.getSeconds() === 0 ? "" : `:${pad(date.getSeconds())}`;
   return `${day}T${pad(date.getHours())}:${pad(date.getMinutes())}${seconds}`;
 }
+
+/** Why a time range finds nothing by construction: `until` (exclusive) not after `since`. */
+export function timeRangeProblem(filter: Pick<AuditFilter, "since" | "until">): string | undefined {
+  if (filter.since === undefined || filter.until === undefined) return undefined;
+  return Date.parse(filter.until) <= Date.parse(filter.since) ? "must be later than Since" : undefined;
+}
