@@ -137,6 +137,17 @@ describe("users", () => {
     await carol.goto(`${harness.url}/users`);
     await carol.getByRole("table", { name: "Users" }).getByText(name).waitFor();
     expect(await managementControls(carol)).toBe(0);
+
+    // A role change while signed in: the account page says so and offers to sign in again.
+    await admin.getByLabel(`Role of ${name}`).selectOption("editor");
+    await admin
+      .getByRole("status")
+      .filter({ hasText: `${name} is now editor` })
+      .waitFor();
+    await carol.goto(`${harness.url}/account`);
+    await carol.getByText("An admin changed your role from viewer to editor").waitFor();
+    await carol.getByRole("button", { name: "Sign in again" }).click();
+    await carol.getByRole("button", { name: "Sign in" }).waitFor();
     await carol.close();
     await admin.close();
   });

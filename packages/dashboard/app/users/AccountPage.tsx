@@ -64,7 +64,7 @@ function ChangePassword({ username }: { username: string }) {
 
 export function AccountPage() {
   const user = useUser();
-  const { session } = useSession();
+  const { session, signOut } = useSession();
   const me = useMe();
   return (
     <>
@@ -73,18 +73,30 @@ export function AccountPage() {
         <h2 id="who-am-i">Signed in as</h2>
         <QueryState query={me} what="your account">
           {(account) => (
-            <dl className="facts">
-              <dt>Username</dt>
-              <dd>{account.username}</dd>
-              <dt>Role</dt>
-              <dd>{account.role}</dd>
-              {session !== undefined && (
-                <>
-                  <dt>Session ends</dt>
-                  <dd>{new Date(session.expiresAt).toLocaleString()}</dd>
-                </>
+            <>
+              <dl className="facts">
+                <dt>Username</dt>
+                <dd>{account.username}</dd>
+                <dt>Role</dt>
+                <dd>{account.role}</dd>
+                {session !== undefined && (
+                  <>
+                    <dt>Session ends</dt>
+                    <dd>{new Date(session.expiresAt).toLocaleString()}</dd>
+                  </>
+                )}
+              </dl>
+              {/* The API applies a role change at once; the pages offer what the role at sign-in allowed. */}
+              {account.role !== user.role && (
+                <p className="notice">
+                  An admin changed your role from {user.role} to {account.role}.{" "}
+                  <button type="button" onClick={() => void signOut()}>
+                    Sign in again
+                  </button>{" "}
+                  to see what it allows.
+                </p>
               )}
-            </dl>
+            </>
           )}
         </QueryState>
       </section>
