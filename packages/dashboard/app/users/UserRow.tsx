@@ -65,7 +65,9 @@ export function UserRow({
         {user.username} {isMe && <span className="badge">you</span>}
       </th>
       <td>{may.changeRole ? <RoleSelect user={user} onDone={onDone} /> : user.role}</td>
-      <td title={new Date(user.createdAt).toLocaleString()}>{relativeTime(user.createdAt)}</td>
+      <td className="user-created" title={new Date(user.createdAt).toLocaleString()}>
+        {relativeTime(user.createdAt)}
+      </td>
       <td>
         <div className="row-actions">
           {isMe && <Link to="/account">Change your password</Link>}

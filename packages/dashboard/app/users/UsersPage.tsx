@@ -45,7 +45,7 @@ export function UsersPage() {
             <EmptyState title="No users" />
           ) : (
             <div className="table-wrap">
-              <table aria-label="Users">
+              <table aria-label="Users" className="users-table">
                 <thead>
                   <tr>
                     <th scope="col">User</th>
