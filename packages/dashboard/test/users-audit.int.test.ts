@@ -167,7 +167,7 @@ describe("users", () => {
   });
 
   for (const role of ["editor", "viewer"] as const) {
-    it(`a ${role} is offered no user management and changes their own password`, async () => {
+    it(`the ${role} role is offered no user management and changes its own password`, async () => {
       const name = unique(role);
       const oldPassword = await createUser(name, role);
       const otherSession = await token(name, oldPassword);
@@ -319,7 +319,7 @@ describe("audit log", () => {
       });
       expect(reply.status).toBe(200);
     }
-    const page = await adminPage(`/audit?actor=${auditor}`);
+    const page = await adminPage(`/audit?resource=user&actor=${auditor}`);
     const rows = page.locator("tbody > tr.audit-row");
     await expect.poll(() => rows.count()).toBe(26);
     await page.getByLabel("Events per page").selectOption("25");
