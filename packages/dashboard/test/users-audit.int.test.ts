@@ -15,6 +15,9 @@ afterAll(async () => {
   await harness.close();
 });
 
+/** What the page shows, asked again until it holds (the page renders and refreshes on its own). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000 });
+
 /** A username no other test (or earlier run on the same database) uses. */
 const unique = (prefix: string) => `${prefix}-${randomBytes(3).toString("hex")}`;
 
@@ -102,8 +105,8 @@ describe("users", () => {
     const dialog = admin.getByRole("dialog", { name: "New user" });
     await dialog.getByLabel("Username").fill(name);
     await dialog.getByLabel("Password", { exact: true }).fill("short");
-    await expect.poll(() => dialog.getByText("must be at least 8 characters").isVisible()).toBe(true);
-    await expect.poll(() => dialog.getByRole("button", { name: "Create user" }).isDisabled()).toBe(true);
+    await poll(() => dialog.getByText("must be at least 8 characters").isVisible()).toBe(true);
+    await poll(() => dialog.getByRole("button", { name: "Create user" }).isDisabled()).toBe(true);
     await dialog.getByLabel("Password", { exact: true }).fill("carol-password");
     await dialog.getByLabel("Confirm password").fill("carol-password");
     await dialog.getByLabel("Role").selectOption("editor");
@@ -259,33 +262,39 @@ describe("audit log", () => {
 
     const table = page.getByRole("table", { name: "Audit events" });
     const rows = table.locator("tbody > tr.audit-row");
-    await expect.poll(() => rows.count()).toBe(3);
+    await poll(() => rows.count()).toBe(3);
     const actions = await rows.locator("td:nth-child(3)").allTextContents();
     expect(actions).toEqual(["delete", "update", "create"]);
     for (const text of await rows.allTextContents()) expect(text).toContain(`user ${target}`);
 
     await filters.getByLabel("Action").selectOption("update");
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     await rows
       .first()
       .getByRole("button", { name: /^Details of event/ })
       .click();
     const changes = page.getByRole("table", { name: /^Changes of event/ });
-    await expect
-      .poll(() => changes.getByRole("row").filter({ hasText: "role" }).textContent())
-      .toMatch(/role\s*viewer\s*editor/);
+    await poll(() => changes.getByRole("row").filter({ hasText: "role" }).textContent()).toMatch(
+      /role\s*viewer\s*editor/,
+    );
     expect(new URL(page.url()).searchParams.toString()).toBe(`resource=user&action=update&actor=${auditor}`);
 
     // The filter lives in the URL: a reload shows the same events.
     await page.reload();
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
+
+    // The newest page is live: a change made through the API appears without a reload.
+    const auditorToken = await token(auditor, `${auditor}-password`);
+    const change = { method: "PUT", body: { password: `${auditor}-password2` }, token: auditorToken };
+    expect((await apiCall(`/api/v1/users/${auditor}`, change)).status).toBe(200);
+    await poll(() => rows.count()).toBe(2);
     await page.close();
   });
 
   it("exports the current filter as a CSV file whose rows match it", async () => {
     const { auditor } = await auditedChanges();
     const page = await adminPage(`/audit?resource=user&actor=${auditor}`);
-    await expect.poll(() => page.locator("tbody > tr.audit-row").count()).toBe(3);
+    await poll(() => page.locator("tbody > tr.audit-row").count()).toBe(3);
 
     const download = page.waitForEvent("download");
     await page.getByRole("button", { name: "Export CSV" }).click();
@@ -321,18 +330,18 @@ describe("audit log", () => {
     }
     const page = await adminPage(`/audit?resource=user&actor=${auditor}`);
     const rows = page.locator("tbody > tr.audit-row");
-    await expect.poll(() => rows.count()).toBe(26);
+    await poll(() => rows.count()).toBe(26);
     await page.getByLabel("Events per page").selectOption("25");
-    await expect.poll(() => rows.count()).toBe(25);
+    await poll(() => rows.count()).toBe(25);
     const newest = await rows.first().textContent();
 
     await page.getByRole("button", { name: "Older" }).click();
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     expect(page.url()).toMatch(/before=\d+/);
     expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true);
 
     await page.getByRole("button", { name: "Newer" }).click();
-    await expect.poll(() => rows.count()).toBe(25);
+    await poll(() => rows.count()).toBe(25);
     expect(await rows.first().textContent()).toBe(newest);
     expect(await page.getByRole("button", { name: "Newer" }).isDisabled()).toBe(true);
     await page.close();
