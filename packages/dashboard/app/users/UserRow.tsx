@@ -1,4 +1,5 @@
 import { ROLES, type Role } from "@svc/core/browser";
+import { useState } from "react";
 import { Link } from "react-router";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
@@ -13,35 +14,62 @@ export interface RowPermissions {
   remove: boolean;
 }
 
+/**
+ * The role, changed in two steps: choose, then save. A select that saved on change would save
+ * each role a keyboard user arrows past.
+ */
 function RoleSelect({ user, onDone }: { user: UserView; onDone: (message: string) => void }) {
   const update = useUpdateUser();
-  // While the change is on its way the select shows the role asked for; if it fails, the old one.
-  const shown = update.isPending ? (update.variables.change.role ?? user.role) : user.role;
+  const [chosen, setChosen] = useState<Role>();
+  const shown = chosen ?? user.role;
+  const save = () => {
+    update.mutate(
+      { username: user.username, change: { role: shown } },
+      {
+        onSuccess: () => {
+          setChosen(undefined);
+          onDone(`${user.username} is now ${shown}.`);
+        },
+      },
+    );
+  };
   return (
     <>
-      <select
-        aria-label={`Role of ${user.username}`}
-        value={shown}
-        disabled={update.isPending}
-        aria-invalid={update.isError}
-        onChange={(e) => {
-          const role = e.target.value as Role;
-          update.mutate(
-            { username: user.username, change: { role } },
-            {
-              onSuccess: () => {
-                onDone(`${user.username} is now ${role}.`);
-              },
-            },
-          );
-        }}
-      >
-        {ROLES.map((role) => (
-          <option key={role} value={role}>
-            {role}
-          </option>
-        ))}
-      </select>
+      <div className="role-edit">
+        <select
+          aria-label={`Role of ${user.username}`}
+          value={shown}
+          disabled={update.isPending}
+          aria-invalid={update.isError}
+          onChange={(e) => {
+            update.reset();
+            setChosen(e.target.value === user.role ? undefined : (e.target.value as Role));
+          }}
+        >
+          {ROLES.map((role) => (
+            <option key={role} value={role}>
+              {role}
+            </option>
+          ))}
+        </select>
+        {chosen !== undefined && (
+          <>
+            <button type="button" className="primary" disabled={update.isPending} onClick={save}>
+              {update.isPending ? "Saving…" : "Save role"}
+            </button>
+            <button
+              type="button"
+              disabled={update.isPending}
+              onClick={() => {
+                update.reset();
+                setChosen(undefined);
+              }}
+            >
+              Cancel
+            </button>
+          </>
+        )}
+      </div>
       <ErrorMessage error={update.error} />
     </>
   );
