@@ -7,7 +7,7 @@ export * from "./basics.ts";
 export * from "./names.ts";
 export { ROLES, ROUTE_RULES, isRole, routeKey, authorizeRoute, type Role } from "./access.ts";
 export { AUDIT_RESOURCES, AUDIT_ACTIONS, type AuditResource, type AuditAction } from "./audit-vocabulary.ts";
-export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem } from "./user-rules.ts";
+export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem, updatePermission } from "./user-rules.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flag-view.ts";
 export type { ClusterView } from "./cluster-view.ts";
 export type { DiscoveredWorkload, WorkloadDetail } from "./workload-view.ts";
