@@ -16,6 +16,18 @@ export type FlagType = (typeof FLAG_TYPES)[number];
 export const DELIVERY_KINDS = ["envVar", "configMap", "sidecar"] as const;
 export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
+/** FLAG_ + the flag name upper-cased, '-' turned into '_' (a flag name is a DNS-1123 label). */
+export function defaultEnvVarName(flagName: string): string {
+  return `FLAG_${flagName.toUpperCase().replaceAll("-", "_")}`;
+}
+
+/** The delivery kind a delivery holds (a valid one holds exactly one). */
+export function deliveryKind(delivery: Partial<Record<DeliveryKind, unknown>>): DeliveryKind {
+  const kind = DELIVERY_KINDS.find((k) => delivery[k] !== undefined);
+  if (kind === undefined) throw new Error("delivery holds no kind");
+  return kind;
+}
+
 export const FLAG_PHASES = ["Pending", "Delivered", "Degraded", "NoTargets"] as const;
 export type FlagPhase = (typeof FLAG_PHASES)[number];
 

@@ -6,6 +6,8 @@ import {
   INT64_MAX,
   INT64_MIN,
   DELIVERY_KINDS,
+  defaultEnvVarName,
+  deliveryKind,
   FLAG_PHASES,
   isEnabled,
   TARGET_OUTCOMES,
@@ -29,7 +31,15 @@ import { Conditions, labelMap, type CelRule } from "./schema.ts";
 import { WORKLOAD_KINDS } from "./workload.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
-export { DEFAULT_SIDECAR_PORT, defaultValueProblem, FLAG_TYPES, isEnabled, type FlagType };
+export {
+  DEFAULT_SIDECAR_PORT,
+  defaultEnvVarName,
+  defaultValueProblem,
+  deliveryKind,
+  FLAG_TYPES,
+  isEnabled,
+  type FlagType,
+};
 export {
   DELIVERY_KINDS,
   FLAG_PHASES,
@@ -193,17 +203,6 @@ export const FeatureFlagStatus = Type.Object({
   conditions: Type.Optional(Conditions),
 });
 export type FeatureFlagStatus = Type.Static<typeof FeatureFlagStatus>;
-
-/** FLAG_ + the flag name upper-cased, '-' turned into '_' (a flag name is a DNS-1123 label). */
-export function defaultEnvVarName(flagName: string): string {
-  return `FLAG_${flagName.toUpperCase().replaceAll("-", "_")}`;
-}
-
-export function deliveryKind(delivery: Delivery): DeliveryKind {
-  const kind = DELIVERY_KINDS.find((k) => delivery[k] !== undefined);
-  if (kind === undefined) throw new Error("delivery holds no kind");
-  return kind;
-}
 
 function identityError(field: string, value: string): FieldError | undefined {
   if (value === "") return { field, message: "is required" };

@@ -2,7 +2,6 @@ import type { FlagView } from "@svc/core/browser";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_VIEW,
-  deliveryKind,
   flagHref,
   paramsFromView,
   valueSummary,
@@ -88,13 +87,6 @@ describe("the view in the URL", () => {
 });
 
 describe("row helpers", () => {
-  it("names the delivery kind", () => {
-    expect(deliveryKind(flag("a"))).toBe("envVar");
-    expect(deliveryKind(flag("a", { delivery: { sidecar: { selector: {} } } } as Partial<FlagView>))).toBe(
-      "sidecar",
-    );
-  });
-
   it("shortens long and multi-line values to one line", () => {
     expect(valueSummary('{\n  "a": 1\n}')).toBe('{ "a": 1 }');
     expect(valueSummary("x".repeat(50), 10)).toBe(`${"x".repeat(9)}…`);

@@ -1,4 +1,4 @@
-import type { FlagView } from "@svc/core/browser";
+import { deliveryKind, type FlagView } from "@svc/core/browser";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -10,7 +10,6 @@ import { relativeTime } from "../ui/time.ts";
 import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
 import { DeleteFlagButton, FlagEnabledSwitch } from "./FlagRowActions.tsx";
 import {
-  deliveryKind,
   flagHref,
   paramsFromView,
   valueSummary,
@@ -105,7 +104,7 @@ function FlagRow({ flag }: { flag: FlagView }) {
       <td className="mono clip" title={flag.defaultValue}>
         {valueSummary(flag.defaultValue)}
       </td>
-      <td>{deliveryKind(flag)}</td>
+      <td>{deliveryKind(flag.delivery)}</td>
       <td>
         <FlagEnabledSwitch flag={flag} />
       </td>

@@ -3,8 +3,7 @@
  * thousands of flags: which flags a search shows, in which order, and how the view's state is
  * kept in the URL (a filtered, sorted list can be shared and survives a reload).
  */
-import type { DeliveryKind, FlagView } from "@svc/core/browser";
-import { DELIVERY_KINDS } from "@svc/core/browser";
+import type { FlagView } from "@svc/core/browser";
 
 export const SORT_KEYS = ["name", "namespace", "cluster", "type", "state", "phase", "updated"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -25,10 +24,6 @@ export const DEFAULT_VIEW: ListView = {
   sort: "name",
   direction: "asc",
 };
-
-export function deliveryKind(flag: Pick<FlagView, "delivery">): DeliveryKind | undefined {
-  return DELIVERY_KINDS.find((kind) => flag.delivery[kind] !== undefined);
-}
 
 /** The URL's search parameters → the view; unknown or bad values fall back to the defaults. */
 export function viewFromParams(params: URLSearchParams): ListView {

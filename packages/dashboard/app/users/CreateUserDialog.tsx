@@ -2,7 +2,7 @@ import { ROLES, type Role } from "@svc/core/browser";
 import { useState } from "react";
 import { ApiError, errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import { Field } from "./Field.tsx";
+import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "./FormDialog.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useCreateUser } from "./queries.ts";

@@ -1,7 +1,7 @@
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from "@svc/core/browser";
 import { useState } from "react";
 import { errorForField } from "../api/client.ts";
-import { Field, type FieldControlProps } from "./Field.tsx";
+import { Field, type FieldControlProps } from "../ui/Field.tsx";
 import { checkNewPassword } from "./password-check.ts";
 
 /** The state behind PasswordFields: a new password, its confirmation, and their check. */

@@ -1,0 +1,198 @@
+/**
+ * The flag form's decisions, pure: the form's state from a flag, the request body from the
+ * form, and what is wrong with it as the user types, by the same rules the API applies (from
+ * @svc/core/browser). Problems are keyed by the field names the API uses in its messages, so a
+ * problem found here and one the API returns land next to the same input.
+ */
+import {
+  DEFAULT_SIDECAR_PORT,
+  deliveryKind,
+  defaultValueProblem,
+  DNS1123_SUBDOMAIN,
+  isDns1123Label,
+  isLabelKey,
+  isLabelValue,
+  matchesPattern,
+  C_IDENTIFIER,
+  CONFIGMAP_KEY,
+  type DeliveryKind,
+  type FlagCreateBody,
+  type FlagType,
+  type FlagView,
+} from "@svc/core/browser";
+
+export interface LabelRow {
+  key: string;
+  value: string;
+}
+
+export interface FlagForm {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  type: FlagType;
+  value: string;
+  description: string;
+  enabled: boolean;
+  kind: DeliveryKind;
+  /** Empty: the API's default (FLAG_ and the name upper-cased). */
+  envVarName: string;
+  configMapName: string;
+  configMapKey: string;
+  /** Empty: the default port. */
+  sidecarPort: string;
+  labels: LabelRow[];
+}
+
+/** Field name (as the API names it) → what is wrong with it. */
+export type FormProblems = Partial<Record<string, string>>;
+
+export function emptyForm(clusterId = "", namespace = ""): FlagForm {
+  return {
+    clusterId,
+    namespace,
+    name: "",
+    type: "boolean",
+    value: "false",
+    description: "",
+    enabled: true,
+    kind: "envVar",
+    envVarName: "",
+    configMapName: "",
+    configMapKey: "",
+    sidecarPort: "",
+    labels: [{ key: "app", value: "" }],
+  };
+}
+
+/** A value that suits a newly chosen type, so switching type does not start with an error. */
+export function valueForType(type: FlagType, previous: string): string {
+  if (defaultValueProblem(type, previous) === undefined) return previous;
+  return { boolean: "false", integer: "0", string: previous, json: "{}" }[type];
+}
+
+export function formFromFlag(flag: FlagView): FlagForm {
+  const kind = deliveryKind(flag.delivery);
+  const { envVar, configMap, sidecar } = flag.delivery;
+  const matchLabels = (envVar ?? configMap ?? sidecar)?.selector.matchLabels ?? {};
+  return {
+    clusterId: flag.clusterId,
+    namespace: flag.namespace,
+    name: flag.name,
+    type: flag.type,
+    value: flag.defaultValue,
+    description: flag.description,
+    enabled: flag.enabled,
+    kind,
+    envVarName: envVar?.name ?? "",
+    configMapName: configMap?.configMapName ?? "",
+    configMapKey: configMap?.key ?? "",
+    sidecarPort: sidecar?.port === undefined ? "" : String(sidecar.port),
+    labels: Object.entries(matchLabels).map(([key, value]) => ({ key, value })),
+  };
+}
+
+function delivery(form: FlagForm): FlagCreateBody["delivery"] {
+  const selector = {
+    matchLabels: Object.fromEntries(form.labels.map((row) => [row.key.trim(), row.value.trim()])),
+  };
+  switch (form.kind) {
+    case "envVar":
+      return { envVar: { ...(form.envVarName === "" ? {} : { name: form.envVarName.trim() }), selector } };
+    case "configMap":
+      return {
+        configMap: { configMapName: form.configMapName.trim(), key: form.configMapKey.trim(), selector },
+      };
+    case "sidecar":
+      return {
+        sidecar: { ...(form.sidecarPort === "" ? {} : { port: Number(form.sidecarPort) }), selector },
+      };
+  }
+}
+
+/** The body of POST /api/v1/flags (and, with resourceVersion added, of PUT). */
+export function bodyFromForm(form: FlagForm): FlagCreateBody {
+  return {
+    name: form.name.trim(),
+    namespace: form.namespace,
+    clusterId: form.clusterId,
+    type: form.type,
+    defaultValue: form.value,
+    description: form.description,
+    enabled: form.enabled,
+    delivery: delivery(form),
+  };
+}
+
+/** The field name the API uses for the selector of the chosen delivery. */
+export function selectorField(kind: DeliveryKind): string {
+  return `delivery.${kind}.selector.matchLabels`;
+}
+
+function labelProblems(rows: readonly LabelRow[]): string | undefined {
+  if (rows.length === 0) {
+    return "add at least one label: an empty selector would match (and restart) every workload of the namespace";
+  }
+  const seen = new Set<string>();
+  for (const { key, value } of rows) {
+    const k = key.trim();
+    if (!isLabelKey(k)) return `label key ${JSON.stringify(k)} is not a valid label key`;
+    if (!isLabelValue(value.trim()))
+      return `label value ${JSON.stringify(value)} of ${k} is not a valid label value`;
+    if (seen.has(k)) return `label key ${k} appears twice`;
+    seen.add(k);
+  }
+  return undefined;
+}
+
+/** What is wrong with the form now; empty when it may be sent. */
+export function formProblems(form: FlagForm): FormProblems {
+  const problems: FormProblems = {};
+  const name = form.name.trim();
+  if (!isDns1123Label(name)) {
+    problems["name"] =
+      "name: lowercase letters, digits and '-', starting and ending with a letter or digit (at most 63)";
+  }
+  if (form.clusterId === "") problems["clusterId"] = "clusterId: choose a cluster";
+  if (!isDns1123Label(form.namespace)) problems["namespace"] = "namespace: choose a namespace";
+  const valueProblem = defaultValueProblem(form.type, form.value);
+  if (valueProblem !== undefined) problems["defaultValue"] = `defaultValue: ${valueProblem}`;
+  if (
+    form.kind === "envVar" &&
+    form.envVarName !== "" &&
+    !matchesPattern(C_IDENTIFIER, form.envVarName.trim())
+  ) {
+    problems["delivery.envVar.name"] =
+      "delivery.envVar.name: letters, digits and '_', not starting with a digit";
+  }
+  if (form.kind === "configMap") {
+    if (!matchesPattern(DNS1123_SUBDOMAIN, form.configMapName.trim())) {
+      problems["delivery.configMap.configMapName"] =
+        "delivery.configMap.configMapName: lowercase letters, digits, '-' and '.'";
+    }
+    const key = form.configMapKey.trim();
+    if (!matchesPattern(CONFIGMAP_KEY, key) || key === "." || key === "..") {
+      problems["delivery.configMap.key"] = "delivery.configMap.key: letters, digits, '-', '_' and '.'";
+    }
+  }
+  if (form.kind === "sidecar" && form.sidecarPort !== "") {
+    const port = Number(form.sidecarPort);
+    if (!/^[0-9]+$/.test(form.sidecarPort) || port < 1024 || port > 65535) {
+      problems["delivery.sidecar.port"] =
+        `delivery.sidecar.port: a port from 1024 to 65535 (default ${DEFAULT_SIDECAR_PORT})`;
+    }
+  }
+  const labels = labelProblems(form.labels);
+  if (labels !== undefined) problems[selectorField(form.kind)] = `${selectorField(form.kind)}: ${labels}`;
+  return problems;
+}
+
+/** The parse error of a JSON value, for the editor's message as the user types. */
+export function jsonProblem(text: string): string | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
