@@ -9,6 +9,7 @@ export { ROLES, ROUTE_RULES, isRole, routeKey, authorizeRoute, type Role } from 
 export { AUDIT_RESOURCES, AUDIT_ACTIONS, type AuditResource, type AuditAction } from "./audit-vocabulary.ts";
 export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem, updatePermission } from "./user-rules.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flag-view.ts";
+export { flagResource } from "./flag-manifest.ts";
 export type { ClusterView } from "./cluster-view.ts";
 export type { DiscoveredWorkload, WorkloadDetail } from "./workload-view.ts";
 export type { PreviewEntry } from "./preview.ts";

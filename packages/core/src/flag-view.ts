@@ -4,9 +4,10 @@
  * The spec part reuses FeatureFlagSpec and validateFlagSpec, so REST and CRD rules are one.
  */
 import Type from "typebox";
-import { API_GROUP_VERSION, FEATURE_FLAG, isEnabled } from "./basics.ts";
+import { isEnabled } from "./basics.ts";
 import { Delivery, FeatureFlagSpec, FLAG_PHASES, FLAG_TYPES, FlagTarget, validateFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
+import { specPart, storedSpec, type SpecFields } from "./flag-manifest.ts";
 import type { ManagedFieldsEntry } from "./object-meta.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
@@ -81,19 +82,6 @@ export const FlagToggleBody = Type.Object(
 );
 export type FlagToggleBody = Type.Static<typeof FlagToggleBody>;
 
-type SpecFields = Pick<FeatureFlagSpec, "type" | "defaultValue" | "description" | "enabled" | "delivery">;
-
-function specPart(body: SpecFields): SpecFields {
-  const { type, defaultValue, description, enabled, delivery } = body;
-  return {
-    type,
-    defaultValue,
-    ...(description === undefined ? {} : { description }),
-    ...(enabled === undefined ? {} : { enabled }),
-    delivery,
-  };
-}
-
 /** The spec's own rules (value parses as its type, label keys) on a body of the right shape. */
 function withSpecRules<T extends SpecFields>(body: T): Validated<T> {
   const spec = validateFlagSpec(specPart(body));
@@ -125,22 +113,6 @@ export function validateFlagUpdate(input: unknown, address: FlagAddress): Valida
   const result = withSpecRules(body);
   const errors = [...identity, ...(result.ok ? [] : result.errors)];
   return errors.length > 0 ? { ok: false, errors } : result;
-}
-
-/** An empty description is stored as none, so GET → PUT never rewrites an unchanged flag. */
-function storedSpec(body: SpecFields, enabled: boolean): FeatureFlagSpec {
-  const { description, ...rest } = specPart(body);
-  return { ...rest, ...(description ? { description } : {}), enabled };
-}
-
-/** The FeatureFlag object that POST creates in the target cluster. */
-export function flagResource(body: FlagCreateBody): FeatureFlagResource {
-  return {
-    apiVersion: API_GROUP_VERSION,
-    kind: FEATURE_FLAG.kind,
-    metadata: { name: body.name, namespace: body.namespace },
-    spec: storedSpec(body, body.enabled ?? true),
-  };
 }
 
 /** The spec a PUT stores: the body's definition; `enabled` kept when the body omits it. */

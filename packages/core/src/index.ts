@@ -16,6 +16,7 @@ export * from "./delivery-plan.ts";
 export * from "./flag-status.ts";
 export * from "./preview.ts";
 export * from "./flag-view.ts";
+export * from "./flag-manifest.ts";
 export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";

@@ -19,6 +19,7 @@ import {
   type FlagCreateBody,
   type FlagType,
   type FlagView,
+  type PreviewEntry,
 } from "@svc/core/browser";
 
 export interface LabelRow {
@@ -195,4 +196,14 @@ export function jsonProblem(text: string): string | undefined {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** The warning the preview shows before saving: which workloads saving would restart. */
+export function restartWarning(entries: readonly PreviewEntry[]): string | undefined {
+  const restarting = entries.filter((entry) => entry.restarts);
+  if (restarting.length === 0) return undefined;
+  const names = restarting.map((entry) => `${entry.kind} ${entry.namespace}/${entry.name}`).join(", ");
+  return restarting.length === 1
+    ? `1 workload will restart: ${names}`
+    : `${restarting.length} workloads will restart: ${names}`;
 }

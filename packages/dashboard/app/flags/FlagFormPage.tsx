@@ -1,0 +1,387 @@
+import {
+  DELIVERY_KINDS,
+  defaultEnvVarName,
+  DEFAULT_SIDECAR_PORT,
+  type DeliveryKind,
+  type FlagView,
+} from "@svc/core/browser";
+import { RadioGroup } from "radix-ui";
+import { useState, type SyntheticEvent } from "react";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router";
+import { ApiError, errorForField } from "../api/client.ts";
+import { useClusters, useNamespaces } from "../clusters/queries.ts";
+import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { Field } from "../ui/Field.tsx";
+import { PageHeader } from "../ui/PageHeader.tsx";
+import { QueryState } from "../ui/states.tsx";
+import { TypeSelect, ValueEditor, SelectorEditor, jsonHint } from "./editors.tsx";
+import {
+  bodyFromForm,
+  emptyForm,
+  formFromFlag,
+  formProblems,
+  selectorField,
+  valueForType,
+  type FlagForm,
+} from "./form-model.ts";
+import { flagHref } from "./list-model.ts";
+import { PreviewPanel } from "./PreviewPanel.tsx";
+import { useCreateFlag, useFlag, useUpdateFlag, type FlagAddress } from "./queries.ts";
+
+const KIND_LABEL: Record<DeliveryKind, { title: string; hint: string }> = {
+  envVar: { title: "Environment variable", hint: "set in every container; a change rolls the workload" },
+  configMap: {
+    title: "ConfigMap key",
+    hint: "mounted as a file; a change reaches pods without a restart (about a minute)",
+  },
+  sidecar: {
+    title: "Sidecar",
+    hint: "an in-pod HTTP server with a live change stream; changes never restart pods",
+  },
+};
+
+function IdentityFields({
+  form,
+  update,
+  problem,
+  editing,
+}: {
+  form: FlagForm;
+  update: (patch: Partial<FlagForm>) => void;
+  problem: (field: string) => string | undefined;
+  editing: boolean;
+}) {
+  const clusters = useClusters();
+  const namespaces = useNamespaces(form.clusterId === "" ? undefined : form.clusterId);
+  if (editing) {
+    return (
+      <p className="hint">
+        Flag <strong>{form.name}</strong> in namespace <strong>{form.namespace}</strong> of cluster{" "}
+        <strong>{form.clusterId}</strong> (a flag cannot be moved or renamed).
+      </p>
+    );
+  }
+  return (
+    <div className="form-grid">
+      <Field label="Cluster" problem={problem("clusterId")}>
+        {(control) => (
+          <select
+            {...control}
+            value={form.clusterId}
+            onChange={(event) => {
+              update({ clusterId: event.target.value, namespace: "" });
+            }}
+          >
+            <option value="">Choose a cluster</option>
+            {clusters.data?.map((cluster) => (
+              <option key={cluster.id} value={cluster.id}>
+                {cluster.displayName} ({cluster.id})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Namespace" problem={problem("namespace")}>
+        {(control) => (
+          <select
+            {...control}
+            value={form.namespace}
+            disabled={form.clusterId === ""}
+            onChange={(event) => {
+              update({ namespace: event.target.value });
+            }}
+          >
+            <option value="">Choose a namespace</option>
+            {namespaces.data?.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Name" hint="lowercase letters, digits and '-'" problem={problem("name")}>
+        {(control) => (
+          <input
+            {...control}
+            autoComplete="off"
+            value={form.name}
+            onChange={(event) => {
+              update({ name: event.target.value });
+            }}
+          />
+        )}
+      </Field>
+    </div>
+  );
+}
+
+function DeliveryFields({
+  form,
+  update,
+  problem,
+}: {
+  form: FlagForm;
+  update: (patch: Partial<FlagForm>) => void;
+  problem: (field: string) => string | undefined;
+}) {
+  return (
+    <fieldset className="delivery">
+      <legend>Delivery</legend>
+      <RadioGroup.Root
+        className="radio-group"
+        aria-label="Delivery kind"
+        value={form.kind}
+        onValueChange={(value) => {
+          const kind = DELIVERY_KINDS.find((k) => k === value);
+          if (kind !== undefined) update({ kind });
+        }}
+      >
+        {DELIVERY_KINDS.map((kind) => (
+          <label key={kind} className="radio">
+            <RadioGroup.Item value={kind} className="radio-item">
+              <RadioGroup.Indicator className="radio-indicator" />
+            </RadioGroup.Item>
+            <span>
+              <strong>{KIND_LABEL[kind].title}</strong>
+              <span className="hint"> — {KIND_LABEL[kind].hint}</span>
+            </span>
+          </label>
+        ))}
+      </RadioGroup.Root>
+      {form.kind === "envVar" && (
+        <Field
+          label="Variable name"
+          hint={`empty: ${form.name === "" ? "FLAG_ and the flag name" : defaultEnvVarName(form.name)}`}
+          problem={problem("delivery.envVar.name")}
+        >
+          {(control) => (
+            <input
+              {...control}
+              className="mono"
+              value={form.envVarName}
+              onChange={(event) => {
+                update({ envVarName: event.target.value });
+              }}
+            />
+          )}
+        </Field>
+      )}
+      {form.kind === "configMap" && (
+        <div className="form-grid">
+          <Field label="ConfigMap name" problem={problem("delivery.configMap.configMapName")}>
+            {(control) => (
+              <input
+                {...control}
+                value={form.configMapName}
+                onChange={(event) => {
+                  update({ configMapName: event.target.value });
+                }}
+              />
+            )}
+          </Field>
+          <Field label="Key" problem={problem("delivery.configMap.key")}>
+            {(control) => (
+              <input
+                {...control}
+                value={form.configMapKey}
+                onChange={(event) => {
+                  update({ configMapKey: event.target.value });
+                }}
+              />
+            )}
+          </Field>
+        </div>
+      )}
+      {form.kind === "sidecar" && (
+        <Field
+          label="Sidecar port"
+          hint={`empty: ${DEFAULT_SIDECAR_PORT}`}
+          problem={problem("delivery.sidecar.port")}
+        >
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              value={form.sidecarPort}
+              onChange={(event) => {
+                update({ sidecarPort: event.target.value });
+              }}
+            />
+          )}
+        </Field>
+      )}
+      <SelectorEditor
+        rows={form.labels}
+        onChange={(labels) => {
+          update({ labels });
+        }}
+        problem={problem(selectorField(form.kind))}
+      />
+    </fieldset>
+  );
+}
+
+/** Create (no `flag`) or edit a flag; the preview shows what saving would do before it is done. */
+function FlagEditor({ flag: opened, initial }: { flag: FlagView | undefined; initial: FlagForm }) {
+  const navigate = useNavigate();
+  // The version the user started from, kept while the list refreshes: saving a change on top of
+  // someone else's newer one is refused (409) instead of overwriting it.
+  const [flag] = useState(opened);
+  const create = useCreateFlag();
+  const updateFlag = useUpdateFlag();
+  const [form, setForm] = useState(initial);
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const mutation = flag === undefined ? create : updateFlag;
+  const address: FlagAddress | undefined =
+    flag === undefined
+      ? undefined
+      : { clusterId: flag.clusterId, namespace: flag.namespace, name: flag.name };
+
+  const problems = formProblems(form);
+  const ready = Object.keys(problems).length === 0;
+  const body = bodyFromForm(form);
+  const update = (patch: Partial<FlagForm>) => {
+    setForm((previous) => ({ ...previous, ...patch }));
+    setTouched((previous) => new Set([...previous, ...Object.keys(patch)]));
+  };
+  // A field's own problem once the user has been there (or tried to save); else the API's.
+  const fieldOf: Record<string, keyof FlagForm> = {
+    defaultValue: "value",
+    "delivery.envVar.name": "envVarName",
+    "delivery.configMap.configMapName": "configMapName",
+    "delivery.configMap.key": "configMapKey",
+    "delivery.sidecar.port": "sidecarPort",
+    [selectorField(form.kind)]: "labels",
+  };
+  const problem = (field: string) => {
+    const own = problems[field];
+    if (own !== undefined && (submitted || touched.has(fieldOf[field] ?? field))) return own;
+    return errorForField(mutation.error, field);
+  };
+  const conflict =
+    mutation.error instanceof ApiError && mutation.error.status === 409 && flag !== undefined
+      ? { message: mutation.error.message, flag }
+      : undefined;
+
+  const save = async (event: SyntheticEvent) => {
+    event.preventDefault();
+    setSubmitted(true);
+    if (!ready) return;
+    const saved =
+      flag === undefined || address === undefined
+        ? await create.mutateAsync(body).catch(() => undefined)
+        : await updateFlag
+            .mutateAsync({ address, body: { ...body, resourceVersion: flag.resourceVersion } })
+            .catch(() => undefined);
+    if (saved !== undefined) void navigate(flagHref(saved));
+  };
+
+  return (
+    <form className="flag-form" onSubmit={(event) => void save(event)} noValidate>
+      <div className="card">
+        <IdentityFields form={form} update={update} problem={problem} editing={flag !== undefined} />
+        <Field label="Description" problem={problem("description")}>
+          {(control) => (
+            <input
+              {...control}
+              value={form.description}
+              onChange={(event) => {
+                update({ description: event.target.value });
+              }}
+            />
+          )}
+        </Field>
+        <div className="form-grid">
+          <Field label="Type" problem={problem("type")}>
+            {(control) => (
+              <TypeSelect
+                control={control}
+                value={form.type}
+                onChange={(type) => {
+                  update({ type, value: valueForType(type, form.value) });
+                }}
+              />
+            )}
+          </Field>
+          <label className="field">
+            <span>Enabled</span>
+            <input
+              type="checkbox"
+              checked={form.enabled}
+              onChange={(event) => {
+                update({ enabled: event.target.checked });
+              }}
+            />
+          </label>
+        </div>
+        <Field label="Value" hint={jsonHint(form.type, form.value)} problem={problem("defaultValue")}>
+          {(control) => (
+            <ValueEditor
+              control={control}
+              type={form.type}
+              value={form.value}
+              onChange={(value) => {
+                update({ value });
+              }}
+            />
+          )}
+        </Field>
+      </div>
+      <div className="card">
+        <DeliveryFields form={form} update={update} problem={problem} />
+      </div>
+      <PreviewPanel body={body} address={address} ready={ready} />
+      {conflict !== undefined ? (
+        <p className="error" role="alert">
+          Someone changed this flag since you opened it: {conflict.message}.{" "}
+          <Link to={flagHref(conflict.flag)} reloadDocument>
+            Reload it
+          </Link>{" "}
+          to edit the newest version.
+        </p>
+      ) : (
+        <ErrorMessage error={mutation.error} />
+      )}
+      {submitted && !ready && (
+        <p className="error" role="alert">
+          Some fields need attention: {Object.values(problems).join("; ")}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={mutation.isPending}>
+          {mutation.isPending ? "Saving…" : flag === undefined ? "Create flag" : "Save changes"}
+        </button>
+        <Link to={flag === undefined ? "/flags" : flagHref(flag)} className="button">
+          Cancel
+        </Link>
+      </div>
+    </form>
+  );
+}
+
+export function NewFlagPage() {
+  const [params] = useSearchParams();
+  const initial = emptyForm(params.get("cluster") ?? "", params.get("namespace") ?? "");
+  return (
+    <>
+      <PageHeader title="New flag" />
+      <FlagEditor flag={undefined} initial={initial} />
+    </>
+  );
+}
+
+export function EditFlagPage() {
+  const { clusterId = "", namespace = "", name = "" } = useParams();
+  const flag = useFlag({ clusterId, namespace, name });
+  return (
+    <>
+      <PageHeader title={`Edit ${name}`} />
+      {/* The form starts from the flag as first loaded; later refreshes do not touch what is typed. */}
+      <QueryState query={flag} what="the flag">
+        {(loaded) => <FlagEditor flag={loaded} initial={formFromFlag(loaded)} />}
+      </QueryState>
+    </>
+  );
+}
