@@ -40,6 +40,10 @@ export type FlagPhase = (typeof FLAG_PHASES)[number];
 export const TARGET_OUTCOMES = ["delivered", "pending", "conflict", "invalid", "disabled"] as const;
 export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
 
+export const AUTH_METHODS = ["kubeconfig", "serviceaccount", "oidc"] as const;
+export const CLUSTER_PHASES = ["Connected", "Disconnected", "Error"] as const;
+export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
+
 export const DEFAULT_SIDECAR_PORT = 8514;
 
 export const INT64_MAX = "9223372036854775807";

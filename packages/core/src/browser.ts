@@ -11,5 +11,6 @@ export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem, updatePermissi
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flag-view.ts";
 export { flagResource } from "./flag-manifest.ts";
 export type { ClusterView } from "./cluster-view.ts";
+export type { ClusterRegistrationBody } from "./cluster-registration.ts";
 export type { DiscoveredWorkload, WorkloadDetail } from "./workload-view.ts";
 export type { PreviewEntry } from "./preview.ts";

@@ -1,4 +1,5 @@
 import Type from "typebox";
+import { AUTH_METHODS, CLUSTER_PHASES, type ClusterPhase } from "./basics.ts";
 import {
   CONFIGMAP_KEY,
   CONFIGMAP_KEY_MAX,
@@ -15,9 +16,7 @@ import { fieldPath, schemaErrors, type FieldError, type Validated } from "./vali
 
 /** The namespace of the service itself: ClusterConnections and their Secrets live here. */
 export const SYSTEM_NAMESPACE = "svc-system";
-export const AUTH_METHODS = ["kubeconfig", "serviceaccount", "oidc"] as const;
-export const CLUSTER_PHASES = ["Connected", "Disconnected", "Error"] as const;
-export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
+export { AUTH_METHODS, CLUSTER_PHASES, type ClusterPhase };
 export const DEFAULT_RESYNC_PERIOD = "300s";
 export const CLUSTER_LABELS_MAX = 64;
 

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ApiError, errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
-import { FormDialog } from "./FormDialog.tsx";
+import { FormDialog } from "../ui/FormDialog.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useCreateUser } from "./queries.ts";
 

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
-import { FormDialog } from "./FormDialog.tsx";
+import { FormDialog } from "../ui/FormDialog.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useUpdateUser } from "./queries.ts";
 
