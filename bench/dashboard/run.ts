@@ -194,13 +194,13 @@ try {
     logLevel: "silent",
   });
   const { url } = await dashboard.listen();
-  const login = (await (
+  const login = await (
     await fetch(`${apiUrl}/api/v1/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ username: "admin", password: PASSWORD }),
     })
-  ).json());
+  ).json();
   for (const deadline = Date.now() + 120_000; ;) {
     const listed = (await (
       await fetch(`${apiUrl}/api/v1/flags`, {
