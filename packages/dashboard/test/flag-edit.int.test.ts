@@ -81,6 +81,9 @@ describe("creating a flag", () => {
       `2 workloads will restart: Deployment ${h.namespace}/checkout, Deployment ${h.namespace}/web`,
     );
     await h.screenshot(page, "flag-form-light");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.getByRole("button", { name: "Switch to light theme" }).waitFor();
+    await h.screenshot(page, "flag-form-dark");
     expect(await exists("new-checkout")).toBe(false); // the preview wrote nothing
 
     await page.getByRole("button", { name: "Create flag" }).click();

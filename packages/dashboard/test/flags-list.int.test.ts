@@ -94,6 +94,21 @@ describe("changing flags from the list", () => {
     await page.close();
   });
 
+  it("toggles from the keyboard: Tab to the switch, Space", async () => {
+    const page = await flagList("admin");
+    const toggle = rowOf(page, "search-v2").getByRole("switch", { name: "Enabled search-v2" });
+    await rowOf(page, "search-v2").getByRole("link", { name: "search-v2" }).focus();
+    const focused = () => page.evaluate(`document.activeElement?.getAttribute("aria-label")`);
+    for (let i = 0; i < 10 && (await focused()) !== "Enabled search-v2"; i++) {
+      await page.keyboard.press("Tab");
+    }
+    expect(await focused()).toBe("Enabled search-v2");
+    await page.keyboard.press("Space");
+    await expect.poll(async () => (await featureFlag("search-v2")).spec.enabled).toBe(false);
+    await expect.poll(() => toggle.getAttribute("aria-checked")).toBe("false");
+    await page.close();
+  });
+
   it("deletes a flag only after confirmation: the FeatureFlag leaves the cluster", async () => {
     await createFlag("to-delete", "Short-lived");
     const page = await flagList("admin");

@@ -89,6 +89,28 @@ describe("a session the API ends", () => {
   });
 });
 
+describe("a session that expired while the app was closed", () => {
+  it("opens on the login page saying so, and returns to the page asked for", async () => {
+    const page = await h.newPage();
+    await h.login(page, "editor");
+    // Its expiry time passes (the browser's copy says so; the API would refuse it too).
+    await page.evaluate(`(() => {
+      const session = JSON.parse(localStorage.getItem("svc.session"));
+      localStorage.setItem("svc.session", JSON.stringify({ ...session, expiresAt: "2000-01-01T00:00:00Z" }));
+    })()`);
+    await page.goto(`${h.url}/clusters`);
+    await expect.poll(() => new URL(page.url()).pathname).toBe("/login");
+    expect(await page.getByRole("status").textContent()).toMatch(/session has expired/i);
+    expect(await page.evaluate(`localStorage.getItem("svc.session")`)).toBeNull();
+    await page.getByLabel("Username").fill("editor");
+    await page.getByLabel("Password").fill(h.passwords.editor);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await mainNav(page).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/clusters");
+    await page.close();
+  });
+});
+
 describe("the API server stopped", () => {
   it("shows a clear message instead of a blank page, and recovers when it returns", async () => {
     const page = await h.newPage();

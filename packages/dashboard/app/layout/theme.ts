@@ -3,7 +3,8 @@ import { useCallback, useSyncExternalStore } from "react";
 export type Theme = "light" | "dark";
 const STORAGE_KEY = "svc.theme";
 const listeners = new Set<() => void>();
-const systemDark = () => window.matchMedia("(prefers-color-scheme: dark)").matches;
+const systemScheme = () => window.matchMedia("(prefers-color-scheme: dark)");
+const systemDark = () => systemScheme().matches;
 
 /** The chosen theme, or the system's when the user never chose. */
 function currentTheme(): Theme {
@@ -19,8 +20,18 @@ export function applyTheme(): void {
 
 export function useTheme(): [Theme, (theme: Theme) => void] {
   const theme = useSyncExternalStore((listener) => {
+    // Until the user chooses, the theme follows the system's, also when that changes.
+    const onSystemChange = () => {
+      applyTheme();
+      listener();
+    };
+    const scheme = systemScheme();
+    scheme.addEventListener("change", onSystemChange);
     listeners.add(listener);
-    return () => listeners.delete(listener);
+    return () => {
+      scheme.removeEventListener("change", onSystemChange);
+      listeners.delete(listener);
+    };
   }, currentTheme);
   const setTheme = useCallback((next: Theme) => {
     localStorage.setItem(STORAGE_KEY, next);

@@ -33,13 +33,24 @@ function isSession(value: unknown): value is Session {
   );
 }
 
-function storedSession(): Session | undefined {
+const EXPIRED = "Your session has expired. Sign in again to continue.";
+
+/** The stored session, or `expired` when one is stored but past its time (then removed). */
+function readStoredSession(): Session | "expired" | undefined {
   try {
     const value: unknown = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null");
-    return isSession(value) && Date.parse(value.expiresAt) > Date.now() ? value : undefined;
+    if (!isSession(value)) return undefined;
+    if (Date.parse(value.expiresAt) > Date.now()) return value;
+    localStorage.removeItem(STORAGE_KEY);
+    return "expired";
   } catch {
     return undefined;
   }
+}
+
+function storedSession(): Session | undefined {
+  const stored = readStoredSession();
+  return stored === "expired" ? undefined : stored;
 }
 
 /**
@@ -48,8 +59,12 @@ function storedSession(): Session | undefined {
  * the login page with the reason, and brought back to the page they were on after signing in.
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [session, setSession] = useState<Session | undefined>(storedSession);
-  const [endedBecause, setEndedBecause] = useState<string>();
+  // A session that expired while the app was closed is reported like one that expires in view.
+  const [initial] = useState(readStoredSession);
+  const [session, setSession] = useState<Session | undefined>(initial === "expired" ? undefined : initial);
+  const [endedBecause, setEndedBecause] = useState<string | undefined>(
+    initial === "expired" ? EXPIRED : undefined,
+  );
   const queryClient = useQueryClient();
 
   // RequireSession then sends the user to /login, remembering the page they were on.
@@ -64,7 +79,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   );
 
   const expire = useCallback(() => {
-    end("Your session has expired. Sign in again to continue.");
+    end(EXPIRED);
   }, [end]);
 
   // Registered synchronously so the very first request of a page carries the token.
