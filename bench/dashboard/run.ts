@@ -25,6 +25,7 @@ import { chromium, type Page } from "playwright-core";
 import { build } from "vite";
 import react from "@vitejs/plugin-react";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../packages/dashboard/test/support/harness.ts";
+import { pool } from "../support/pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const DIST = join(ROOT, "packages/dashboard/dist");
@@ -81,29 +82,26 @@ async function reactFloorGzip(): Promise<number> {
 async function seedFlags(kc: KubeConfig, namespace: string, from: number, count: number): Promise<void> {
   await ensureNamespace(kc, namespace);
   const objects = kc.makeApiClient(CustomObjectsApi);
-  let next = from;
-  const worker = async () => {
-    for (let i = next++; i < from + count; i = next++) {
-      await objects.createNamespacedCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        namespace,
-        plural: FEATURE_FLAG.plural,
-        body: {
-          apiVersion: API_GROUP_VERSION,
-          kind: FEATURE_FLAG.kind,
-          metadata: { name: `flag-${String(i).padStart(4, "0")}` },
-          spec: {
-            type: "boolean",
-            defaultValue: "true",
-            description: `Bench flag number ${i}`,
-            delivery: { envVar: { selector: { matchLabels: { app: `app-${i % 20}` } } } },
-          },
+  const numbers = Array.from({ length: count }, (_, i) => from + i);
+  await pool(numbers, 16, (i) =>
+    objects.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace,
+      plural: FEATURE_FLAG.plural,
+      body: {
+        apiVersion: API_GROUP_VERSION,
+        kind: FEATURE_FLAG.kind,
+        metadata: { name: `flag-${String(i).padStart(4, "0")}` },
+        spec: {
+          type: "boolean",
+          defaultValue: "true",
+          description: `Bench flag number ${i}`,
+          delivery: { envVar: { selector: { matchLabels: { app: `app-${i % 20}` } } } },
         },
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
+      },
+    }),
+  );
 }
 
 /** Milliseconds from navigation start until `selector` is in the page, read in the page. */

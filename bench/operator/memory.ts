@@ -16,7 +16,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node"
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
-import { pool } from "./pool.ts";
+import { pool } from "../support/pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({

@@ -26,7 +26,7 @@ import {
 } from "@svc/core";
 import { installCrds, ObjectWriter, waitFor } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
-import { pool } from "./pool.ts";
+import { pool } from "../support/pool.ts";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";
 

@@ -2,8 +2,8 @@
 // preview names the workloads that would restart before saving, the FeatureFlag in the cluster
 // is what the form said, bad input is caught as typed or shown next to its field, and the
 // detail page shows definition, status, history and YAML to the roles allowed to see them.
-import { AppsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION, FEATURE_FLAG, type Role } from "@svc/core";
+import { AppsV1Api } from "@kubernetes/client-node";
+import type { Role } from "@svc/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardHarness, type DashboardHarness } from "./support/harness.ts";
@@ -33,22 +33,8 @@ afterAll(async () => {
   await h.close();
 });
 
-interface StoredFlag {
-  spec: { type: string; defaultValue: string; description?: string; delivery: Record<string, unknown> };
-}
-
-function featureFlag(name: string): Promise<StoredFlag> {
-  return h.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace: h.namespace,
-    plural: FEATURE_FLAG.plural,
-    name,
-  }) as Promise<StoredFlag>;
-}
-
 const exists = (name: string) =>
-  featureFlag(name).then(
+  h.featureFlag(name).then(
     () => true,
     () => false,
   );
@@ -88,7 +74,7 @@ describe("creating a flag", () => {
 
     await page.getByRole("button", { name: "Create flag" }).click();
     await page.getByRole("heading", { name: "new-checkout" }).waitFor();
-    expect((await featureFlag("new-checkout")).spec).toMatchObject({
+    expect((await h.featureFlag("new-checkout")).spec).toMatchObject({
       type: "boolean",
       defaultValue: "true",
       description: "The new checkout flow",
@@ -168,7 +154,7 @@ describe("editing and reading a flag", () => {
     await page.getByText("No workload restarts when you save.").waitFor();
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.getByRole("heading", { name: "rate-limit" }).waitFor();
-    await expect.poll(async () => (await featureFlag("rate-limit")).spec.defaultValue).toBe("250");
+    await expect.poll(async () => (await h.featureFlag("rate-limit")).spec.defaultValue).toBe("250");
 
     const history = page.getByRole("table", { name: "Audit events" });
     await history.getByRole("cell", { name: "update" }).waitFor();

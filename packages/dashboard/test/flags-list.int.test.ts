@@ -1,8 +1,7 @@
 // The flag list in a real Chromium, against the real API and control plane: each role sees only
 // the actions the API allows it, toggling and deleting change the FeatureFlag in the cluster,
 // others' changes appear without a reload, and the filters narrow the rows.
-import { CustomObjectsApi } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION, FEATURE_FLAG, type Role } from "@svc/core";
+import type { Role } from "@svc/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardHarness, type DashboardHarness } from "./support/harness.ts";
@@ -38,16 +37,6 @@ async function createFlag(name: string, description: string, role: Role = "edito
     }),
   });
   expect(response.status, await response.clone().text()).toBe(201);
-}
-
-function featureFlag(name: string): Promise<{ spec: { enabled?: boolean } }> {
-  return h.kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace: h.namespace,
-    plural: FEATURE_FLAG.plural,
-    name,
-  }) as Promise<{ spec: { enabled?: boolean } }>;
 }
 
 async function flagList(role: Role, options: Parameters<DashboardHarness["newPage"]>[0] = {}): Promise<Page> {
@@ -87,10 +76,10 @@ describe("changing flags from the list", () => {
     const toggle = rowOf(page, "dark-mode").getByRole("switch", { name: "Enabled dark-mode" });
     expect(await toggle.getAttribute("aria-checked")).toBe("true");
     await toggle.click();
-    await expect.poll(async () => (await featureFlag("dark-mode")).spec.enabled).toBe(false);
+    await expect.poll(async () => (await h.featureFlag("dark-mode")).spec.enabled).toBe(false);
     await expect.poll(() => toggle.getAttribute("aria-checked")).toBe("false");
     await toggle.click();
-    await expect.poll(async () => (await featureFlag("dark-mode")).spec.enabled).toBe(true);
+    await expect.poll(async () => (await h.featureFlag("dark-mode")).spec.enabled).toBe(true);
     await page.close();
   });
 
@@ -104,7 +93,7 @@ describe("changing flags from the list", () => {
     }
     expect(await focused()).toBe("Enabled search-v2");
     await page.keyboard.press("Space");
-    await expect.poll(async () => (await featureFlag("search-v2")).spec.enabled).toBe(false);
+    await expect.poll(async () => (await h.featureFlag("search-v2")).spec.enabled).toBe(false);
     await expect.poll(() => toggle.getAttribute("aria-checked")).toBe("false");
     await page.close();
   });
@@ -116,13 +105,13 @@ describe("changing flags from the list", () => {
     const dialog = page.getByRole("alertdialog");
     expect(await dialog.textContent()).toContain(`${h.namespace}/to-delete`);
     await dialog.getByRole("button", { name: "Cancel" }).click();
-    expect((await featureFlag("to-delete")).spec).toBeDefined();
+    expect((await h.featureFlag("to-delete")).spec).toBeDefined();
 
     await rowOf(page, "to-delete").getByRole("button", { name: "Delete to-delete" }).click();
     await page.getByRole("alertdialog").getByRole("button", { name: "Delete flag" }).click();
     await expect
       .poll(() =>
-        featureFlag("to-delete").then(
+        h.featureFlag("to-delete").then(
           () => "present",
           () => "gone",
         ),

@@ -3,7 +3,8 @@ import { Link, useParams, useSearchParams } from "react-router";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
 import { ClusterStatus, LastSync } from "./ClusterStatus.tsx";
-import { useCluster, useNamespaces, useWorkloads } from "./queries.ts";
+import { NamespaceSelect } from "./NamespaceSelect.tsx";
+import { useCluster, useWorkloads } from "./queries.ts";
 
 export function workloadHref(
   w: Pick<DiscoveredWorkload, "clusterId" | "namespace" | "name" | "kind">,
@@ -74,7 +75,6 @@ export function ClusterPage() {
   const [params, setParams] = useSearchParams();
   const namespace = params.get("namespace") ?? "";
   const cluster = useCluster(id);
-  const namespaces = useNamespaces(id);
   return (
     <QueryState query={cluster} what="the cluster">
       {(c) => (
@@ -106,21 +106,14 @@ export function ClusterPage() {
           <div className="toolbar">
             <label className="field">
               <span>Namespace</span>
-              <select
+              <NamespaceSelect
+                clusterId={c.id}
                 value={namespace}
-                onChange={(event) => {
-                  setParams(event.target.value === "" ? {} : { namespace: event.target.value }, {
-                    replace: true,
-                  });
+                emptyLabel="All namespaces"
+                onChange={(next) => {
+                  setParams(next === "" ? {} : { namespace: next }, { replace: true });
                 }}
-              >
-                <option value="">All namespaces</option>
-                {namespaces.data?.map((name) => (
-                  <option key={name} value={name}>
-                    {name}
-                  </option>
-                ))}
-              </select>
+              />
             </label>
           </div>
           <Workloads clusterId={c.id} namespace={namespace} />

@@ -9,7 +9,8 @@ import { RadioGroup } from "radix-ui";
 import { useState, type SyntheticEvent } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { ApiError, errorForField } from "../api/client.ts";
-import { useClusters, useNamespaces } from "../clusters/queries.ts";
+import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
+import { useClusters } from "../clusters/queries.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
@@ -52,7 +53,6 @@ function IdentityFields({
   editing: boolean;
 }) {
   const clusters = useClusters();
-  const namespaces = useNamespaces(form.clusterId === "" ? undefined : form.clusterId);
   if (editing) {
     return (
       <p className="hint">
@@ -83,21 +83,15 @@ function IdentityFields({
       </Field>
       <Field label="Namespace" problem={problem("namespace")}>
         {(control) => (
-          <select
+          <NamespaceSelect
             {...control}
+            clusterId={form.clusterId}
             value={form.namespace}
-            disabled={form.clusterId === ""}
-            onChange={(event) => {
-              update({ namespace: event.target.value });
+            emptyLabel="Choose a namespace"
+            onChange={(namespace) => {
+              update({ namespace });
             }}
-          >
-            <option value="">Choose a namespace</option>
-            {namespaces.data?.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
+          />
         )}
       </Field>
       <Field label="Name" hint="lowercase letters, digits and '-'" problem={problem("name")}>

@@ -2,7 +2,8 @@ import { deliveryKind, type FlagView } from "@svc/core/browser";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useMemo, useRef } from "react";
 import { Link, useSearchParams } from "react-router";
-import { useClusters, useNamespaces } from "../clusters/queries.ts";
+import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
+import { useClusters } from "../clusters/queries.ts";
 import { useCan } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
@@ -37,7 +38,6 @@ const ROW_HEIGHT = 49;
 
 function Filters({ view, update }: { view: ListView; update: (patch: Partial<ListView>) => void }) {
   const clusters = useClusters();
-  const namespaces = useNamespaces(view.clusterId === "" ? undefined : view.clusterId);
   return (
     <div className="toolbar" role="search">
       <label className="field">
@@ -69,21 +69,14 @@ function Filters({ view, update }: { view: ListView; update: (patch: Partial<Lis
       </label>
       <label className="field">
         <span>Namespace</span>
-        <select
+        <NamespaceSelect
+          clusterId={view.clusterId}
           value={view.namespace}
-          disabled={view.clusterId === ""}
-          title={view.clusterId === "" ? "Choose a cluster first" : undefined}
-          onChange={(event) => {
-            update({ namespace: event.target.value });
+          emptyLabel="All namespaces"
+          onChange={(namespace) => {
+            update({ namespace });
           }}
-        >
-          <option value="">All namespaces</option>
-          {namespaces.data?.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
+        />
       </label>
     </div>
   );

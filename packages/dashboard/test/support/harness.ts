@@ -5,9 +5,9 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { KubeConfig } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { buildApiServer, type ApiConfig, type ApiServer } from "@svc/api";
-import type { Role } from "@svc/core";
+import { API_GROUP, API_VERSION, FEATURE_FLAG, type Role } from "@svc/core";
 import { ClusterRegistry, installCrds } from "@svc/kube";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
@@ -35,6 +35,16 @@ export const PASSWORDS: Readonly<Record<Role, string>> = {
   viewer: "viewer-password-1",
 };
 
+export interface StoredFlag {
+  spec: {
+    type: string;
+    defaultValue: string;
+    description?: string;
+    enabled?: boolean;
+    delivery: Record<string, unknown>;
+  };
+}
+
 export interface PageOptions {
   theme?: "light" | "dark";
   width?: number;
@@ -52,6 +62,8 @@ export interface DashboardHarness {
   /** The id the control plane has in the API (the local cluster). */
   clusterId: string;
   passwords: Readonly<Record<Role, string>>;
+  /** The FeatureFlag `name` of the file's namespace as the cluster has it (rejects when absent). */
+  featureFlag: (name: string) => Promise<StoredFlag>;
   /** A fresh browser context (own storage) and page; `theme` emulates the system colour scheme. */
   newPage: (options?: PageOptions) => Promise<Page>;
   /** Signs in through the login form as the user of that role and waits for the app shell. */
@@ -156,6 +168,14 @@ export async function startDashboardHarness(prefix = "dash"): Promise<DashboardH
     namespace,
     clusterId: "local",
     passwords: PASSWORDS,
+    featureFlag: (name) =>
+      kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace,
+        plural: FEATURE_FLAG.plural,
+        name,
+      }) as Promise<StoredFlag>,
     newPage: async (options = {}) => {
       const context = await browser.newContext({
         colorScheme: options.theme ?? "light",

@@ -20,6 +20,21 @@ function decodeModel(raw: unknown, type: string): unknown {
   return ObjectSerializer.deserialize(raw, type, "");
 }
 
+/**
+ * The object without metadata.managedFields, which no reader of workloads or namespaces needs
+ * and which is often the largest part of a workload (one entry per writer: kubectl, the
+ * controller manager, svc's own applies). Like client-go's informer transforms, this keeps
+ * memory per cached object down; flags keep theirs (their updatedAt is read from it).
+ */
+export function withoutManagedFields(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null) return raw;
+  const { metadata } = raw as { metadata?: Record<string, unknown> };
+  if (metadata === undefined || !("managedFields" in metadata)) return raw;
+  const rest = { ...metadata };
+  delete rest["managedFields"];
+  return { ...raw, metadata: rest };
+}
+
 function namespacedPath(prefix: string, plural: string): (namespace: string | undefined) => string {
   return (namespace) =>
     namespace === undefined ? `${prefix}/${plural}` : `${prefix}/namespaces/${namespace}/${plural}`;
@@ -36,26 +51,26 @@ export const DEPLOYMENTS: CachedKind<V1Deployment> = {
   plural: "deployments",
   path: namespacedPath("/apis/apps/v1", "deployments"),
   namespaced: true,
-  decode: (raw) => decodeModel(raw, "V1Deployment") as V1Deployment,
+  decode: (raw) => decodeModel(withoutManagedFields(raw), "V1Deployment") as V1Deployment,
 };
 
 export const STATEFUL_SETS: CachedKind<V1StatefulSet> = {
   plural: "statefulsets",
   path: namespacedPath("/apis/apps/v1", "statefulsets"),
   namespaced: true,
-  decode: (raw) => decodeModel(raw, "V1StatefulSet") as V1StatefulSet,
+  decode: (raw) => decodeModel(withoutManagedFields(raw), "V1StatefulSet") as V1StatefulSet,
 };
 
 export const DAEMON_SETS: CachedKind<V1DaemonSet> = {
   plural: "daemonsets",
   path: namespacedPath("/apis/apps/v1", "daemonsets"),
   namespaced: true,
-  decode: (raw) => decodeModel(raw, "V1DaemonSet") as V1DaemonSet,
+  decode: (raw) => decodeModel(withoutManagedFields(raw), "V1DaemonSet") as V1DaemonSet,
 };
 
 export const NAMESPACES: CachedKind<V1Namespace> = {
   plural: "namespaces",
   path: () => "/api/v1/namespaces",
   namespaced: false,
-  decode: (raw) => decodeModel(raw, "V1Namespace") as V1Namespace,
+  decode: (raw) => decodeModel(withoutManagedFields(raw), "V1Namespace") as V1Namespace,
 };
