@@ -16,7 +16,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { buildApiServer } from "@svc/api";
+import { buildApiServer, parseApiConfig } from "@svc/api";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { buildDashboardServer } from "@svc/dashboard";
 import { ClusterRegistry, ensureNamespace, installCrds } from "@svc/kube";
@@ -167,22 +167,18 @@ try {
     systemNamespace: "svc-system",
     localClusterId: "local",
   });
-  const api = await buildApiServer(
-    {
-      host: "127.0.0.1",
-      port: 0,
-      metricsHost: "127.0.0.1",
-      metricsPort: 0,
-      database: { kind: "sqlite", path: join(dir, "svc.sqlite") },
-      adminPassword: PASSWORD,
-      auditRetentionDays: 365,
-      logLevel: "silent",
-      trustProxy: true,
-      clusterId: "local",
-      systemNamespace: "svc-system",
-    },
-    { clusters: registry },
-  );
+  // The settings `svc api` reads, as a deployment behind the dashboard would set them.
+  const config = parseApiConfig({
+    SVC_API_HOST: "127.0.0.1",
+    SVC_API_PORT: "0",
+    SVC_METRICS_PORT: "0",
+    SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
+    SVC_ADMIN_PASSWORD: PASSWORD,
+    SVC_LOG_LEVEL: "silent",
+    SVC_TRUST_PROXY: "true",
+  });
+  if (!config.ok) throw new Error(JSON.stringify(config.errors));
+  const api = await buildApiServer(config.value, { clusters: registry });
   const { url: apiUrl } = await api.listen();
   const dashboard = await buildDashboardServer({
     host: "127.0.0.1",

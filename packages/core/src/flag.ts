@@ -36,16 +36,14 @@ export {
   defaultEnvVarName,
   defaultValueProblem,
   deliveryKind,
-  FLAG_TYPES,
-  isEnabled,
-  type FlagType,
-};
-export {
   DELIVERY_KINDS,
   FLAG_PHASES,
+  FLAG_TYPES,
+  isEnabled,
   TARGET_OUTCOMES,
   type DeliveryKind,
   type FlagPhase,
+  type FlagType,
   type TargetOutcome,
 };
 

@@ -41,8 +41,9 @@ export async function buildDashboardServer(
   });
 
   app.addHook("onSend", async (request, reply) => {
-    // Proxied answers keep the API's own headers (stricter: default-src 'none', no-store).
-    if (request.url.startsWith("/api/") && reply.statusCode < 502) return;
+    // Proxied answers keep the API's own headers (stricter: default-src 'none', no-store); the
+    // proxy's own failures set the dashboard's in onError below.
+    if (request.url.startsWith("/api/")) return;
     for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) reply.header(name, value);
   });
 

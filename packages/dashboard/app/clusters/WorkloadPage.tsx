@@ -1,15 +1,10 @@
 import { Link, useParams, useSearchParams } from "react-router";
+import { flagHref } from "../flags/list-model.ts";
+import { OutcomeBadge } from "../flags/OutcomeBadge.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
 import { envSource } from "./env-source.ts";
 import { useWorkload } from "./queries.ts";
-
-const OUTCOME_TONE: Record<string, string> = {
-  delivered: "ok",
-  pending: "warn",
-  conflict: "bad",
-  invalid: "bad",
-};
 
 function Chips({ items }: { items: string[] }) {
   return items.length === 0 ? (
@@ -60,7 +55,7 @@ export function WorkloadPage() {
                       <tr key={flag.name}>
                         <td>
                           <Link
-                            to={`/flags/${encodeURIComponent(w.clusterId)}/${encodeURIComponent(w.namespace)}/${encodeURIComponent(flag.name)}`}
+                            to={flagHref({ clusterId: w.clusterId, namespace: w.namespace, name: flag.name })}
                           >
                             {flag.name}
                           </Link>
@@ -71,8 +66,7 @@ export function WorkloadPage() {
                         </td>
                         <td>{flag.matchedBy === "labels" ? "workload labels" : "pod template labels"}</td>
                         <td>
-                          <span className={`badge ${OUTCOME_TONE[flag.outcome] ?? ""}`}>{flag.outcome}</span>{" "}
-                          {flag.message}
+                          <OutcomeBadge outcome={flag.outcome} /> {flag.message}
                         </td>
                       </tr>
                     ))}

@@ -6,19 +6,13 @@ import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { FlagHistory } from "./FlagHistory.tsx";
+import { workloadHref } from "../clusters/ClusterPage.tsx";
 import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
+import { OutcomeBadge } from "./OutcomeBadge.tsx";
 import { DeleteFlagButton, FlagEnabledSwitch } from "./FlagRowActions.tsx";
 import { useFlag } from "./queries.ts";
 
 const FlagYaml = lazy(() => import("./FlagYaml.tsx"));
-
-const OUTCOME_TONE: Record<string, string> = {
-  delivered: "ok",
-  pending: "warn",
-  conflict: "bad",
-  invalid: "bad",
-  disabled: "",
-};
 
 function DeliverySummary({ flag }: { flag: FlagView }) {
   const { envVar, configMap, sidecar } = flag.delivery;
@@ -99,13 +93,13 @@ function DeliveryStatus({ flag }: { flag: FlagView }) {
                   <tr key={`${target.kind}/${target.name}`}>
                     <td>
                       <Link
-                        to={`/clusters/${encodeURIComponent(flag.clusterId)}/workloads/${encodeURIComponent(flag.namespace)}/${encodeURIComponent(target.name)}?kind=${target.kind}`}
+                        to={workloadHref({ ...target, clusterId: flag.clusterId, namespace: flag.namespace })}
                       >
                         {target.kind} {flag.namespace}/{target.name}
                       </Link>
                     </td>
                     <td>
-                      <span className={`badge ${OUTCOME_TONE[outcome] ?? ""}`}>{outcome}</span>
+                      <OutcomeBadge outcome={outcome} />
                     </td>
                     <td>{target.message ?? ""}</td>
                   </tr>

@@ -1,6 +1,6 @@
 import type { FlagView } from "@svc/core/browser";
 import { useQuery } from "@tanstack/react-query";
-import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+import { api } from "../api/client.ts";
 import type { AuditEventView } from "../audit/audit-event.ts";
 import { AuditTable } from "../audit/AuditTable.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
@@ -15,7 +15,9 @@ const HISTORY_SCAN = 1000;
  */
 export function FlagHistory({ flag }: { flag: FlagView }) {
   const events = useQuery({
-    queryKey: ["audit", "flag", flag.clusterId, flag.namespace, flag.name],
+    // Asked again when the flag's definition changes (and on focus), not on a timer: each ask
+    // reads up to HISTORY_SCAN events.
+    queryKey: ["audit", "flag", flag.clusterId, flag.namespace, flag.name, flag.updatedAt],
     queryFn: ({ signal }) =>
       api<AuditEventView[]>("/api/v1/audit", {
         query: { resource: "flag", cluster: flag.clusterId, limit: HISTORY_SCAN },
@@ -23,7 +25,6 @@ export function FlagHistory({ flag }: { flag: FlagView }) {
       }),
     select: (all) =>
       all.filter((event) => event.resourceName === flag.name && event.namespace === flag.namespace),
-    refetchInterval: LIVE_REFRESH_MS,
   });
   return (
     <QueryState query={events} what="the flag's history">

@@ -1,6 +1,5 @@
 import type { FlagView } from "@svc/core/browser";
 import { Switch } from "radix-ui";
-import { useState } from "react";
 import { useCan } from "../session/session.tsx";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
@@ -13,11 +12,11 @@ import { useDeleteFlag, useToggleFlag } from "./queries.ts";
 export function FlagEnabledSwitch({ flag }: { flag: FlagView }) {
   const can = useCan();
   const toggle = useToggleFlag();
-  const [optimistic, setOptimistic] = useState<boolean>();
   if (!can("POST /api/v1/flags/{namespace}/{name}/toggle")) {
     return <span className={`badge ${flag.enabled ? "ok" : ""}`}>{flag.enabled ? "On" : "Off"}</span>;
   }
-  const checked = toggle.isPending && optimistic !== undefined ? optimistic : flag.enabled;
+  // While the toggle is under way, the state asked for; then the flag's own.
+  const checked = toggle.isPending ? toggle.variables.enabled : flag.enabled;
   return (
     <span className="switch-cell">
       <Switch.Root
@@ -26,7 +25,6 @@ export function FlagEnabledSwitch({ flag }: { flag: FlagView }) {
         disabled={toggle.isPending}
         aria-label={`Enabled ${flag.name}`}
         onCheckedChange={(enabled) => {
-          setOptimistic(enabled);
           toggle.mutate({ address: flag, enabled });
         }}
       >

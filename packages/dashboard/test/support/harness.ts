@@ -11,6 +11,7 @@ import { API_GROUP, API_VERSION, FEATURE_FLAG, type Role } from "@svc/core";
 import { ClusterRegistry, installCrds } from "@svc/kube";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
+import { testConfig } from "../../../api/test/support/harness.ts";
 import { buildDashboardServer, type DashboardServer } from "../../src/index.ts";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -79,17 +80,10 @@ export interface DashboardHarness {
 }
 
 function apiConfig(dir: string, systemNamespace: string): ApiConfig {
+  // Behind the dashboard's proxy, as deployed: the API takes the source address it forwards.
   return {
-    host: "127.0.0.1",
-    port: 0,
-    metricsHost: "127.0.0.1",
-    metricsPort: 0,
-    database: { kind: "sqlite", path: join(dir, "svc.sqlite") },
-    adminPassword: PASSWORDS.admin,
-    auditRetentionDays: 365,
-    logLevel: "silent",
+    ...testConfig({ kind: "sqlite", path: join(dir, "svc.sqlite") }, PASSWORDS.admin),
     trustProxy: true,
-    clusterId: "local",
     systemNamespace,
   };
 }
