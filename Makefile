@@ -1,5 +1,6 @@
 # The two commands of the README. Both install what they need first.
 #   make dev   run svc locally against a real local control plane, with demo data
+#              (CLUSTERS=2: a second control plane registered as a remote cluster)
 #   make test  lint, format and type checks, then every test (unit and integration)
 
 SHELL := bash
@@ -8,8 +9,10 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
 .PHONY: dev test install controlplane postgres chromium dashboard check crds
 
+CLUSTERS ?= 1
+
 dev: install controlplane dashboard
-	node packages/cli/src/main.ts dev
+	SVC_DEV_CLUSTERS=$(CLUSTERS) node packages/cli/src/main.ts dev
 
 test: install controlplane postgres chromium check
 	vitest run

@@ -21,10 +21,10 @@ import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/co
 import { buildDashboardServer } from "@svc/dashboard";
 import { ClusterRegistry, ensureNamespace, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { build } from "vite";
 import react from "@vitejs/plugin-react";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../packages/dashboard/test/support/harness.ts";
+import { launchChromium } from "../../test/support/chromium.ts";
 import { pool } from "../support/pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -206,7 +206,7 @@ try {
     await new Promise((r) => setTimeout(r, 500));
   }
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     // Playwright's polling predicates are compiled in the page, which the app's CSP (no eval)
     // refuses; lifting the CSP for the measuring context changes nothing the app does.

@@ -1,23 +1,41 @@
-// `make dev` runs `svc dev`: this starts it as a user would (on free ports), uses what its banner
-// points at, and stops it with Ctrl-C.
-import { execFileSync, spawn } from "node:child_process";
+// `make dev` runs `svc dev`: these start it as a user would (on free ports, without a terminal),
+// use what its banner points at, and stop it with Ctrl-C.
+import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, expect, it } from "vitest";
+import type { Readable } from "node:stream";
+import { execFileSync } from "node:child_process";
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../support/chromium.ts";
+import { eventually } from "../support/kube.ts";
 
 const repoRoot = join(import.meta.dirname, "../..");
-let devDir = "";
+const folders: string[] = [];
 
 afterAll(async () => {
-  await rm(devDir, { recursive: true, force: true });
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
 });
 
-it("svc dev serves the API and the demo flag through the sidecar, and cleans up on Ctrl-C", async () => {
-  devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
+interface RunningDev {
+  child: ChildProcessByStdio<null, Readable, null>;
+  banner: string[];
+  /** The URL or path after a banner label. */
+  field: (label: string) => string;
+  /** The banner lines under a label (the label's own and the unlabelled ones after it). */
+  section: (label: string) => string[];
+  devDir: string;
+}
+
+/** Starts `svc dev` with stdin closed, and reads its banner. */
+async function startDev(env: Record<string, string>): Promise<RunningDev> {
+  const devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
+  folders.push(devDir);
   const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
     env: {
       ...process.env,
@@ -27,48 +45,230 @@ it("svc dev serves the API and the demo flag through the sidecar, and cleans up 
       SVC_SIDECAR_PORT: "0",
       SVC_OPERATOR_METRICS_PORT: "0",
       SVC_DASHBOARD_PORT: "0",
+      ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const banner: string[] = [];
   for await (const line of createInterface({ input: child.stdout })) {
     banner.push(line);
-    if (line.includes("logs ")) break;
+    if (line.startsWith("svc dev: ready")) break;
   }
+  const labelled = (line: string, label: string) => line.trimStart().startsWith(label);
   const field = (label: string): string => {
-    const line = banner.find((l) => l.trimStart().startsWith(label));
+    const line = banner.find((l) => labelled(l, label));
     const match = /(https?:\/\/\S+|\/\S+)/.exec(line?.slice(line.indexOf(label) + label.length) ?? "");
     if (!match?.[1]) throw new Error(`no ${label} in the banner:\n${banner.join("\n")}`);
     return match[1];
   };
-  const apiUrl = field("REST API");
-  const dashboardUrl = field("dashboard");
-  const sidecarFlags = field("sidecar (demo)");
-  const kubeconfig = field("kubeconfig");
+  const section = (label: string): string[] => {
+    const start = banner.findIndex((l) => labelled(l, label));
+    if (start < 0) return [];
+    const end = banner.findIndex((l, i) => i > start && !l.startsWith("   ") && l.trim() !== "");
+    return banner.slice(start, end < 0 ? undefined : end).map((l) => l.trim());
+  };
+  return { child, banner, field, section, devDir };
+}
 
-  expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
-  // The dashboard serves the app and passes /api to the same API server.
-  const page = await fetch(dashboardUrl);
-  expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<div id="root">');
-  const login = await fetch(`${dashboardUrl}/api/v1/auth/login`, {
+async function stopDev(dev: RunningDev): Promise<number | null> {
+  dev.child.kill("SIGINT");
+  const [code] = (await once(dev.child, "exit")) as [number | null];
+  return code;
+}
+
+function kubeConfigAt(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+async function login(apiUrl: string, password: string): Promise<string> {
+  const reply = await fetch(`${apiUrl}/api/v1/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "admin", password: "admin-dev-password" }),
+    body: JSON.stringify({ username: "admin", password }),
   });
-  expect(login.status).toBe(200);
-  const flags: unknown = await (await fetch(sidecarFlags)).json();
-  expect(flags).toEqual([{ name: "new-checkout", type: "boolean", value: "true", disabled: false }]);
-  expect(existsSync(kubeconfig)).toBe(true);
+  expect(reply.status).toBe(200);
+  return ((await reply.json()) as { token: string }).token;
+}
 
-  // The banner's kubectl command works, and prints the CRD's columns.
-  const tryLine = banner.find((l) => l.trimStart().startsWith("try")) ?? "";
-  const [kubectl, ...kubectlArgs] = tryLine.trim().split(/\s+/).slice(1);
-  const table = execFileSync(kubectl ?? "kubectl", kubectlArgs, { encoding: "utf8" });
-  expect(table).toMatch(/^NAMESPACE\s+NAME\s+TYPE\s+VALUE\s+ENABLED\s+DELIVERY\s+PHASE\s+AGE/);
-  expect(table).toMatch(/demo\s+new-checkout\s+boolean\s+true\s+true/);
+/** The `data:` payloads of a server-sent event stream until one satisfies `wanted`, or the deadline. */
+async function streamUntil(
+  url: string,
+  wanted: (data: string) => boolean,
+  timeoutMs: number,
+): Promise<string[]> {
+  const seen: string[] = [];
+  const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const reader = response.body?.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const chunk = await reader?.read();
+      if (chunk === undefined || chunk.done) return seen;
+      buffer += chunk.value;
+      for (const line of buffer.split("\n").slice(0, -1))
+        if (line.startsWith("data:")) {
+          seen.push(line.slice(5).trim());
+          if (wanted(line.slice(5))) return seen;
+        }
+      buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+    }
+  } catch {
+    return seen;
+  } finally {
+    void reader?.cancel().catch(() => undefined);
+  }
+}
 
-  child.kill("SIGINT");
-  await once(child, "exit");
-  expect(existsSync(kubeconfig)).toBe(false);
+describe("svc dev on local control planes (CLUSTERS=2)", () => {
+  it("delivers the demo flags, takes a new flag to a demo Deployment, the sidecar and the dashboard, and removes everything on Ctrl-C", async () => {
+    const password = "chosen-by-env-1";
+    const dev = await startDev({ SVC_DEV_CLUSTERS: "2", SVC_ADMIN_PASSWORD: password });
+    try {
+      // The banner prints the password in force (the environment's, not the development one).
+      expect(dev.banner.find((l) => l.trimStart().startsWith("dashboard"))).toContain(`password ${password}`);
+      const demo = dev.section("demo data");
+      for (const cluster of ["local", "east"])
+        for (const [flag, kind] of [
+          ["new-checkout", "envVar"],
+          ["welcome-message", "configMap"],
+          ["sampling-rate", "sidecar"],
+        ])
+          expect(demo).toContain(`${cluster}/${flag} (${kind}): Delivered`);
+
+      const dashboardUrl = dev.field("dashboard");
+      const apiUrl = dev.field("REST API");
+      const sidecarFlags = dev.field("sidecar (demo)");
+      const [hubKubeconfig, eastKubeconfig] = dev
+        .section("clusters")
+        .map((l) => /kubeconfig (\S+)\)/.exec(l)?.[1]);
+      if (hubKubeconfig === undefined || eastKubeconfig === undefined)
+        throw new Error(`no kubeconfigs in the banner:\n${dev.banner.join("\n")}`);
+
+      // Logging in through the dashboard's /api with the printed password.
+      const token = await login(dashboardUrl, password);
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${apiUrl}${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        });
+
+      // The second cluster is registered and Connected, with its own demo workloads delivered to.
+      const clusters = (await (await api("/api/v1/clusters")).json()) as { id: string; status: string }[];
+      expect(clusters.map((c) => [c.id, c.status]).sort()).toEqual([
+        ["east", "Connected"],
+        ["local", "Connected"],
+      ]);
+      const eastWeb = await kubeConfigAt(eastKubeconfig)
+        .makeApiClient(AppsV1Api)
+        .readNamespacedDeployment({ namespace: "demo", name: "web" });
+      expect(eastWeb.spec?.template.spec?.containers[0]?.env).toContainEqual({
+        name: "FLAG_NEW_CHECKOUT",
+        value: "true",
+      });
+
+      // A flag created through the API reaches the demo Deployment and the demo sidecar's stream.
+      const stream = streamUntil(`${sidecarFlags}/stream`, (data) => data.includes('"e2e-banner"'), 60_000);
+      const created = await api("/api/v1/flags", {
+        method: "POST",
+        body: JSON.stringify({
+          name: "e2e-banner",
+          namespace: "demo",
+          clusterId: "local",
+          type: "string",
+          defaultValue: "hello from the test",
+          description: "created by the svc dev end-to-end test",
+          delivery: { envVar: { selector: { matchLabels: { app: "web" } } } },
+        }),
+      });
+      expect(created.status).toBe(201);
+      expect(
+        (await stream).some((data) => data.includes('"e2e-banner"') && data.includes("hello from the test")),
+      ).toBe(true);
+      const hubApps = kubeConfigAt(hubKubeconfig).makeApiClient(AppsV1Api);
+      await eventually(
+        async () =>
+          (await hubApps.readNamespacedDeployment({ namespace: "demo", name: "web" })).spec?.template.spec,
+        (spec) => spec?.containers[0]?.env?.some((e) => e.name === "FLAG_E2E_BANNER") === true,
+        "FLAG_E2E_BANNER in Deployment web",
+      );
+
+      // The banner's kubectl command works against the hub.
+      const [kubectl, ...kubectlArgs] = (dev.section("try")[0] ?? "").split(/\s+/).slice(1);
+      const table = execFileSync(kubectl ?? "kubectl", kubectlArgs, { encoding: "utf8" });
+      expect(table).toMatch(/demo\s+e2e-banner\s+string\s+hello from the test/);
+
+      // The dashboard shows the new flag.
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${dashboardUrl}/login`);
+        await page.getByLabel("Username").fill("admin");
+        await page.getByLabel("Password").fill(password);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("link", { name: "e2e-banner" }).waitFor({ timeout: 30_000 });
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      expect(await stopDev(dev)).not.toBeNull();
+    }
+    // Everything of the run is gone: both control planes' folders and the database.
+    expect(await readdir(dev.devDir)).toEqual([]);
+  });
+});
+
+describe("svc dev on the cluster of KUBECONFIG (SVC_DEV_KUBECONFIG=true)", () => {
+  let controlPlane: LocalControlPlane | undefined;
+  afterAll(async () => {
+    await controlPlane?.stop();
+  });
+
+  it("uses that cluster, and on Ctrl-C removes only what it created there", async () => {
+    controlPlane = await startLocalControlPlane();
+    const kc = controlPlane.kubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    await core.createNamespace({ body: { metadata: { name: "keep-me" } } });
+    const dev = await startDev({ SVC_DEV_KUBECONFIG: "true", KUBECONFIG: controlPlane.kubeconfigPath });
+    try {
+      expect(dev.field("kubeconfig")).toBe(controlPlane.kubeconfigPath);
+      expect(dev.section("demo data")).toContain("local/new-checkout (envVar): Delivered");
+      const web = await kc
+        .makeApiClient(AppsV1Api)
+        .readNamespacedDeployment({ namespace: "demo", name: "web" });
+      expect(web.spec?.template.spec?.containers[0]?.env).toContainEqual({
+        name: "FLAG_NEW_CHECKOUT",
+        value: "true",
+      });
+    } finally {
+      await stopDev(dev);
+    }
+    const namespaces = (await core.listNamespace()).items
+      .filter((ns) => ns.status?.phase !== "Terminating")
+      .map((ns) => ns.metadata?.name);
+    expect(namespaces).toContain("keep-me");
+    expect(namespaces).not.toContain("demo");
+    expect(namespaces).not.toContain("svc-system");
+    const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+    expect(crds.items.map((crd) => crd.metadata?.name).filter((name) => name?.endsWith(".svc.io"))).toEqual(
+      [],
+    );
+    // The cluster itself is left running.
+    expect(existsSync(controlPlane.kubeconfigPath)).toBe(true);
+  });
+});
+
+it("refuses a bad setting with one line naming it and exit code 2", async () => {
+  const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
+    env: { ...process.env, SVC_DEV_CLUSTERS: "3" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  expect(code).toBe(2);
+  expect(stderr.trim().split("\n")).toEqual([
+    expect.stringMatching(/^svc dev: .*SVC_DEV_CLUSTERS.*between 1 and 2.*"3"$/),
+  ]);
 });

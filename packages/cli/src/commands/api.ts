@@ -74,16 +74,15 @@ export const DEV_ADMIN_PASSWORD = "admin-dev-password";
 export interface DevApi {
   url: string;
   metricsUrl: string;
-  /** How to log in, for the banner: the admin password in force, when it is the configured one. */
-  adminLogin: string;
+  /** The admin password in force, or undefined when the database (SVC_DATABASE_URL) keeps another. */
+  adminPassword: string | undefined;
   close: () => Promise<void>;
 }
 
 /**
- * The API server for `svc dev`: loopback only, SQLite under `dir`, the local control plane
- * (`kubeconfigPath`) as its hub, admin's password from SVC_ADMIN_PASSWORD or the fixed
- * development one. An admin kept from an earlier run keeps its password, which the banner then
- * does not claim to know.
+ * The API server for `svc dev`: loopback only, SQLite under `dir`, the cluster of
+ * `kubeconfigPath` as its hub, admin's password from SVC_ADMIN_PASSWORD or the fixed development
+ * one.
  */
 export async function startDevApi(
   dir: string,
@@ -107,13 +106,11 @@ export async function startDevApi(
   });
   const server = await buildApiServer(config.value, { clusters });
   const password = config.value.adminPassword ?? DEV_ADMIN_PASSWORD;
-  const adminLogin = (await isAdminPassword(server.context.users, password))
-    ? `user admin, password ${password}`
-    : `user admin, its password from an earlier run in ${dir} (svc reset-admin-password sets one)`;
+  const inForce = await isAdminPassword(server.context.users, password);
   const urls = await server.listen();
   return {
     ...urls,
-    adminLogin,
+    adminPassword: inForce ? password : undefined,
     close: async () => {
       await server.close();
       await clusters.close();

@@ -1,108 +1,161 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { AppsV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, describeErrors, FEATURE_FLAG, SYSTEM_NAMESPACE } from "@svc/core";
-import { ensureNamespace, installCrds } from "@svc/kube";
-import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
+import { describeErrors, type FlagView } from "@svc/core";
+import { settingsReader, type Environment } from "@svc/core/settings";
+import { installCrds } from "@svc/kube";
+import { defaultBinDir, removeOnExit } from "@svc/kube/testing";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
+import { DevApiClient } from "../dev/api-client.ts";
+import { devBanner, type BannerCluster } from "../dev/banner.ts";
+import { kubeconfigCluster, prepareHub, startLocalCluster, type DevCluster } from "../dev/clusters.ts";
+import { createDemoWorkloads, DEMO_NAMESPACE, demoFlags } from "../dev/demo.ts";
 import { startDevApi } from "./api.ts";
 
-const DEMO_NAMESPACE = "demo";
+/** The id of the second cluster of `make dev CLUSTERS=2`. */
+const SECOND_CLUSTER_ID = "east";
+/** Bound on waiting for the operator to deliver the demo flags before the banner shows their phase. */
+const DELIVERY_WAIT_MS = 60_000;
 
-/** A Deployment and a flag targeting it, so the dashboard and API have something to show. */
-async function createDemoData(kc: KubeConfig): Promise<void> {
-  await ensureNamespace(kc, DEMO_NAMESPACE);
-  const labels = { app: "web" };
-  await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
-    namespace: DEMO_NAMESPACE,
-    body: {
-      metadata: { name: "web", labels },
-      spec: {
-        replicas: 2,
-        selector: { matchLabels: labels },
-        template: { metadata: { labels }, spec: { containers: [{ name: "web", image: "nginx:1.27" }] } },
-      },
-    },
-  });
-  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: API_GROUP,
-    version: "v1alpha1",
-    namespace: DEMO_NAMESPACE,
-    plural: FEATURE_FLAG.plural,
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: FEATURE_FLAG.kind,
-      metadata: { name: "new-checkout" },
-      spec: {
-        type: "boolean",
-        defaultValue: "true",
-        description: "New checkout flow",
-        delivery: { envVar: { selector: { matchLabels: labels } } },
-      },
-    },
-  });
+interface DevSettings {
+  /** Where each run's folder (control planes, database) is made. */
+  dir: string;
+  /** 1, or 2 for a second local control plane registered as a remote cluster. */
+  clusters: number;
+  /** Use the cluster of KUBECONFIG as the hub instead of starting one. */
+  useKubeconfig: boolean;
 }
 
-/** `svc dev`: everything on this machine, until Ctrl-C. */
-export async function runDev(): Promise<void> {
-  const parentDir = resolve(process.env["SVC_DEV_DIR"] ?? ".dev");
-  await mkdir(parentDir, { recursive: true });
-  process.stdout.write("svc dev: starting etcd, kube-apiserver and kube-controller-manager...\n");
-  const controlPlane = await startLocalControlPlane({ parentDir });
-  const kc = controlPlane.kubeConfig();
-  await installCrds(kc);
-  await ensureNamespace(kc, SYSTEM_NAMESPACE);
-  await createDemoData(kc);
-  const api = await startDevApi(parentDir, controlPlane.kubeconfigPath);
-  // The operator delivers the demo flag to the demo Deployment, as it would in a cluster.
-  const operator = await runOperator(
-    parseOperatorConfig({
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_LOG_LEVEL: "warn",
-      ...process.env,
-      KUBECONFIG: controlPlane.kubeconfigPath,
-    }),
+function parseDevSettings(env: Environment): DevSettings {
+  const read = settingsReader(env);
+  const settings = {
+    dir: resolve(read.text("SVC_DEV_DIR", ".dev")),
+    clusters: read.integer("SVC_DEV_CLUSTERS", 1, { min: 1, max: 2 }),
+    useKubeconfig: read.boolean("SVC_DEV_KUBECONFIG", false),
+  };
+  if (read.errors.length > 0) throw new Error(describeErrors(read.errors));
+  return settings;
+}
+
+/** Demo workloads in the cluster, and its demo flags created through the API. */
+async function fillDemo(
+  client: DevApiClient | undefined,
+  cluster: DevCluster,
+  clusterId: string,
+): Promise<void> {
+  await createDemoWorkloads(cluster.kubeConfig);
+  if (client === undefined) return;
+  for (const flag of demoFlags(clusterId)) await client.createFlag(flag);
+}
+
+/** `svc dev`: the whole product on this machine, with demo data, until Ctrl-C or SIGTERM. */
+export async function runDev(env: Environment = process.env): Promise<void> {
+  let settings: DevSettings;
+  try {
+    settings = parseDevSettings(env);
+  } catch (error) {
+    process.stderr.write(`svc dev: invalid configuration: ${(error as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await mkdir(settings.dir, { recursive: true });
+  // Everything of this run (control planes, database) lives here and goes when it stops.
+  const runDir = await mkdtemp(join(settings.dir, "run-"));
+  removeOnExit(runDir);
+
+  const started = Date.now();
+  process.stdout.write(
+    settings.useKubeconfig
+      ? "svc dev: using the cluster of KUBECONFIG...\n"
+      : `svc dev: starting ${settings.clusters === 2 ? "two local control planes" : "a local control plane"} (etcd, kube-apiserver, kube-controller-manager)...\n`,
   );
+  const [hub, second] = await Promise.all([
+    settings.useKubeconfig ? kubeconfigCluster(env) : startLocalCluster(runDir),
+    settings.clusters === 2 ? startLocalCluster(runDir) : undefined,
+  ]);
+  await prepareHub(hub);
+
+  const api = await startDevApi(runDir, hub.kubeconfigPath, env);
+  const operatorConfig = parseOperatorConfig({
+    SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+    SVC_LOG_LEVEL: "warn",
+    ...env,
+    KUBECONFIG: hub.kubeconfigPath,
+  });
+  const operator = await runOperator(operatorConfig);
   await operator.ready;
-  // The sidecar as the operator would inject it into the demo namespace's pods.
+
+  const client =
+    api.adminPassword === undefined
+      ? undefined
+      : await DevApiClient.login(api.url, "admin", api.adminPassword);
+  const hubId = operatorConfig.clusterId;
+  await fillDemo(client, hub, hubId);
+  if (second !== undefined && client !== undefined) {
+    // The operator would install the CRDs there too; doing it first spares the API's registry a
+    // round of back-off before it can create the demo flags.
+    await installCrds(second.kubeConfig);
+    await client.registerCluster({
+      id: SECOND_CLUSTER_ID,
+      displayName: "East (second local control plane)",
+      apiServer: second.server,
+      authMethod: "kubeconfig",
+      kubeconfig: await readFile(second.kubeconfigPath, "utf8"),
+    });
+    await client.waitConnected(SECOND_CLUSTER_ID, DELIVERY_WAIT_MS);
+    await fillDemo(client, second, SECOND_CLUSTER_ID);
+  }
+
+  // The sidecar as the operator injects it into the demo namespace's pods (the hub's).
   const sidecar = await runSidecar(
     configFromEnv({
       SVC_SIDECAR_HOST: "127.0.0.1",
       SVC_LOG_LEVEL: "warn",
-      ...process.env,
+      ...env,
       POD_NAMESPACE: DEMO_NAMESPACE,
-      KUBECONFIG: controlPlane.kubeconfigPath,
+      KUBECONFIG: hub.kubeconfigPath,
     }),
   );
   await sidecar.ready;
   const dashboardConfig = parseDashboardConfig({
     SVC_DASHBOARD_HOST: "127.0.0.1",
     SVC_LOG_LEVEL: "warn",
-    ...process.env,
+    ...env,
     SVC_API_URL: api.url,
   });
   if (!dashboardConfig.ok)
     throw new Error(`invalid dashboard configuration: ${describeErrors(dashboardConfig.errors)}`);
   const dashboard = await (await buildDashboardServer(dashboardConfig.value)).listen();
+
+  const bannerCluster = async (cluster: DevCluster, id: string): Promise<BannerCluster> => {
+    const flags: FlagView[] =
+      client === undefined ? [] : await client.settledFlags(id, DEMO_NAMESPACE, DELIVERY_WAIT_MS);
+    return {
+      id,
+      server: cluster.server,
+      kubeconfigPath: cluster.kubeconfigPath,
+      logsDir: cluster.logsDir,
+      demoFlags: flags,
+    };
+  };
+  const clusters = [await bannerCluster(hub, hubId)] as [BannerCluster, ...BannerCluster[]];
+  if (second !== undefined) clusters.push(await bannerCluster(second, SECOND_CLUSTER_ID));
   process.stdout.write(
-    [
-      "",
-      "svc dev is running. Press Ctrl-C to stop (everything below is removed then).",
-      "",
-      `  dashboard        ${dashboard.url}  (${api.adminLogin})`,
-      `  REST API         ${api.url}  (${api.adminLogin}; metrics ${api.metricsUrl}/metrics)`,
-      `  sidecar (demo)   ${sidecar.url}/flags  (stream: ${sidecar.url}/flags/stream)`,
-      `  operator         metrics ${operator.metricsUrl}/metrics  (delivers flags to the demo Deployment)`,
-      `  Kubernetes API   ${controlPlane.server}`,
-      `  kubeconfig       ${controlPlane.kubeconfigPath}`,
-      `  try              ${join(defaultBinDir(), "kubectl")} --kubeconfig ${controlPlane.kubeconfigPath} get featureflags -A`,
-      `  demo data        namespace ${DEMO_NAMESPACE}: Deployment web, FeatureFlag new-checkout`,
-      `  logs             ${controlPlane.dir}/*.log`,
-      "",
-    ].join("\n"),
+    devBanner({
+      dashboardUrl: dashboard.url,
+      apiUrl: api.url,
+      apiMetricsUrl: api.metricsUrl,
+      sidecarUrl: sidecar.url,
+      operatorMetricsUrl: operator.metricsUrl,
+      adminPassword: api.adminPassword,
+      kubectlPath: join(defaultBinDir(), "kubectl"),
+      demoNamespace: DEMO_NAMESPACE,
+      clusters,
+    }),
   );
-  // Runs until a signal: the control plane's exit hook then stops every process and removes its folder.
+  process.stdout.write(`svc dev: ready in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  // Runs until a signal, with or without a terminal: the exit hooks then stop every process
+  // and remove the run's folder (and, in your own cluster, what svc dev created there).
   setInterval(() => undefined, 2 ** 30);
 }

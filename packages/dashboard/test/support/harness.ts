@@ -9,24 +9,11 @@ import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { buildApiServer, type ApiConfig, type ApiServer } from "@svc/api";
 import { API_GROUP, API_VERSION, FEATURE_FLAG, type Role } from "@svc/core";
 import { ClusterRegistry, installCrds } from "@svc/kube";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../../../../test/support/chromium.ts";
 import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
 import { testConfig } from "../../../api/test/support/harness.ts";
 import { buildDashboardServer, type DashboardServer } from "../../src/index.ts";
-
-export const CHROMIUM_PATH = "/usr/bin/chromium";
-
-/** Flags that keep Chromium off the network (this machine's is closed) and quiet. */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 export const SCREENSHOT_DIR = fileURLToPath(new URL("../../.screenshots", import.meta.url));
 
@@ -151,8 +138,7 @@ export async function startDashboardHarness(prefix = "dash"): Promise<DashboardH
     );
   }
 
-  // playwright gives each launch a new, empty profile directory of its own.
-  const browser: Browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser: Browser = await launchChromium();
   await mkdir(SCREENSHOT_DIR, { recursive: true });
 
   const harness: DashboardHarness = {

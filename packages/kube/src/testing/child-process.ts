@@ -43,11 +43,16 @@ const TAIL_BYTES = 64 * 1024;
 
 const live = new Set<ChildProcess>();
 const cleanups = new Set<() => void>();
+const shutdownSteps = new Set<() => Promise<void>>();
 let exitHooksInstalled = false;
+
+/** Bound on the asynchronous shutdown steps run on a signal, before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 60_000;
 
 /**
  * Whatever ends this process (normal exit, uncaught error, SIGINT/SIGTERM/SIGHUP), supervised
- * children die with it and the registered clean-ups run.
+ * children die with it and the registered clean-ups run. On a signal, the shutdown steps run
+ * first (a second signal exits at once).
  */
 function installExitHooks(): void {
   if (exitHooksInstalled) return;
@@ -59,8 +64,24 @@ function installExitHooks(): void {
   });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     // Exiting (rather than re-raising the signal) runs the 'exit' hook above.
-    process.once(signal, () => process.exit(128 + constants.signals[signal]));
+    const exit = () => process.exit(128 + constants.signals[signal]);
+    process.once(signal, () => {
+      process.once(signal, exit);
+      const steps = Promise.allSettled([...shutdownSteps].map((step) => step()));
+      const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
+      void Promise.race([steps, grace]).then(exit);
+    });
   }
+}
+
+/**
+ * Runs `step` when a signal ends this process, before supervised children are killed (for
+ * clean-ups that need them, such as deleting objects through a running API server).
+ */
+export function onShutdownSignal(step: () => Promise<void>): () => void {
+  installExitHooks();
+  shutdownSteps.add(step);
+  return () => shutdownSteps.delete(step);
 }
 
 /** Removes `dir` when this process exits, unless the returned function is called first. */
