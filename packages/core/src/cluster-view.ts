@@ -8,6 +8,7 @@ import type { ClusterConnectionResource } from "./cluster-registration.ts";
 import {
   AUTH_METHODS,
   CLUSTER_PHASES,
+  DEFAULT_RESYNC_PERIOD,
   SYSTEM_NAMESPACE,
   type ClusterConnectionStatus,
   type ClusterPhase,
@@ -171,6 +172,15 @@ const DURATION_UNITS_MS: Record<string, number> = {
   m: 60_000,
   h: 3_600_000,
 };
+
+/** The shortest rescan period honoured: a smaller resyncPeriod ("0s", "1ms") would spin. */
+export const MIN_RESYNC_MS = 1000;
+
+/** How often a cluster is rescanned: its resyncPeriod (default DEFAULT_RESYNC_PERIOD), at least MIN_RESYNC_MS. */
+export function clusterResyncMs(resyncPeriod: string | undefined): number {
+  const fallback = goDurationMs(DEFAULT_RESYNC_PERIOD) ?? 300_000;
+  return Math.max(MIN_RESYNC_MS, goDurationMs(resyncPeriod ?? DEFAULT_RESYNC_PERIOD) ?? fallback);
+}
 
 /**
  * A Go duration (as resyncPeriod holds it, already validated by the schema) in milliseconds.

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { goDurationMs, validateClusterConnectionSpec, validateClusterRegistration } from "../src/index.ts";
+import {
+  clusterResyncMs,
+  goDurationMs,
+  validateClusterConnectionSpec,
+  validateClusterRegistration,
+} from "../src/index.ts";
 import {
   invalidClusterCases,
   invalidClusterIds,
@@ -30,6 +35,16 @@ describe("cluster ids", () => {
   it.each(invalidClusterIds)("refuses the id %j", (id) => {
     const result = validateClusterRegistration({ id, displayName: "x", apiServer: "https://a", token: "t" });
     expect(result.ok ? [] : result.errors.map((e) => e.field)).toEqual(["id"]);
+  });
+});
+
+describe("clusterResyncMs", () => {
+  it("is the connection's resyncPeriod, 300 s by default, and never under a second", () => {
+    expect(clusterResyncMs("2m")).toBe(120_000);
+    expect(clusterResyncMs(undefined)).toBe(300_000);
+    expect(clusterResyncMs("0s")).toBe(1000);
+    expect(clusterResyncMs("1ms")).toBe(1000);
+    expect(clusterResyncMs("soon")).toBe(300_000);
   });
 });
 

@@ -45,14 +45,19 @@ const PLURALS: Readonly<Record<string, string>> = {
   CustomResourceDefinition: "customresourcedefinitions",
 };
 
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/...`: where objects of a kind are listed and created. */
+export function collectionPath(apiVersion: string, kind: string, namespace: string | undefined): string {
+  const plural = PLURALS[kind];
+  if (plural === undefined) throw new Error(`svc does not write objects of kind ${kind}`);
+  const group = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
+  return `${group}${scope}/${plural}`;
+}
+
 /** `/api/v1/namespaces/ns/configmaps/name`, `/apis/apps/v1/...`. */
 export function objectPath(ref: ObjectReference): string {
-  const plural = PLURALS[ref.kind];
-  if (plural === undefined) throw new Error(`svc does not write objects of kind ${ref.kind}`);
-  const group = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
-  const namespace = ref.metadata.namespace;
-  const scope = namespace === undefined ? "" : `/namespaces/${encodeURIComponent(namespace)}`;
-  return `${group}${scope}/${plural}/${encodeURIComponent(ref.metadata.name)}`;
+  const { metadata } = ref;
+  return `${collectionPath(ref.apiVersion, ref.kind, metadata.namespace)}/${encodeURIComponent(metadata.name)}`;
 }
 
 export interface ObjectWriterOptions {
@@ -93,8 +98,7 @@ export class ObjectWriter {
 
   /** Creates the object; undefined when one of that name exists already (409). */
   async create<T = unknown>(object: ApplyConfiguration): Promise<T | undefined> {
-    const { metadata } = object;
-    const collection = objectPath(object).slice(0, -(encodeURIComponent(metadata.name).length + 1));
+    const collection = collectionPath(object.apiVersion, object.kind, object.metadata.namespace);
     this.#options.onWrite?.("create", object);
     try {
       return (await this.#request("POST", collection, {
@@ -115,6 +119,18 @@ export class ObjectWriter {
       if (error instanceof HttpStatusError && error.status === 404) return undefined;
       throw error;
     }
+  }
+
+  /** The objects of a kind in a namespace that carry the labels of `labelSelector` (`a=b,c=d`). */
+  async list<T = unknown>(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    labelSelector: string,
+  ): Promise<T[]> {
+    const query = new URLSearchParams({ labelSelector });
+    const path = `${collectionPath(apiVersion, kind, namespace)}?${query.toString()}`;
+    return ((await this.#request("GET", path)) as { items: T[] }).items;
   }
 
   /**

@@ -23,7 +23,7 @@ import {
   type WorkQueueKey,
 } from "@svc/kube";
 import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
-import { configMapAction, type ConfigMapJson } from "./configmap-apply.ts";
+import { configMapAction, MANAGED_BY_LABEL, type ConfigMapJson } from "./configmap-apply.ts";
 import {
   madeBySvc,
   roleBindingInSync,
@@ -54,6 +54,13 @@ const FLAG_STATUS_DELAY_MS = 250;
 
 /** How long a flag being deleted waits before looking again at workloads still carrying it. */
 const WITHDRAW_RECHECK_MS = 2000;
+
+/**
+ * The ConfigMap key that stands for every svc-managed ConfigMap of a namespace (no ConfigMap is
+ * named so): its reconcile lists them and enqueues each, so that one a flag moved away from
+ * while the operator was stopped is found after a restart, not only from memory.
+ */
+const EVERY_MANAGED_CONFIGMAP = "*";
 
 export class ClusterController {
   readonly #options: ClusterControllerOptions;
@@ -101,7 +108,10 @@ export class ClusterController {
   /** Every key of the cluster: at start, when the cluster becomes ready again, and on each resync. */
   enqueueAll(): void {
     const { cluster } = this.#options;
-    for (const flag of cluster.flags.list()) this.#flagChanged(flag);
+    const flags = cluster.flags.list();
+    for (const flag of flags) this.#flagChanged(flag);
+    for (const namespace of new Set(flags.map((flag) => flag.metadata.namespace)))
+      this.#enqueue({ namespace, kind: "ConfigMap", name: EVERY_MANAGED_CONFIGMAP });
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list())
         this.#enqueue({
@@ -121,7 +131,8 @@ export class ClusterController {
       return undefined;
     }
     if (key.kind === "ConfigMap") {
-      await this.#reconcileConfigMap(key.namespace, key.name);
+      if (key.name === EVERY_MANAGED_CONFIGMAP) await this.#enqueueManagedConfigMaps(key.namespace);
+      else await this.#reconcileConfigMap(key.namespace, key.name);
       return undefined;
     }
     if ((WORKLOAD_KINDS as readonly string[]).includes(key.kind)) {
@@ -241,6 +252,17 @@ export class ClusterController {
     }
     if (!roleInSync(currentRole)) await writer.apply(role, { force: true });
     if (!roleBindingInSync(currentBinding, namespace, accounts)) await writer.apply(binding, { force: true });
+  }
+
+  async #enqueueManagedConfigMaps(namespace: string): Promise<void> {
+    const managed = await this.#options.writer.list<ConfigMapJson>(
+      "v1",
+      "ConfigMap",
+      namespace,
+      `${MANAGED_BY_LABEL}=svc`,
+    );
+    for (const configMap of managed)
+      this.#enqueue({ namespace, kind: "ConfigMap", name: configMap.metadata.name ?? "" });
   }
 
   async #reconcileConfigMap(namespace: string, name: string): Promise<void> {

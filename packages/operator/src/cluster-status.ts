@@ -7,14 +7,16 @@ import {
   CLUSTER_CONNECTION,
   CLUSTER_PHASES,
   clusterStatus,
-  DEFAULT_RESYNC_PERIOD,
+  clusterResyncMs,
   FEATURE_FLAG,
-  goDurationMs,
   localClusterConnection,
   type ClusterConnectionStatus,
 } from "@svc/core";
 import {
+  backoffDelay,
+  describeFailure,
   installCrds,
+  type BackoffPolicy,
   type ClusterRegistry,
   type ConnectedCluster,
   type Logger,
@@ -55,9 +57,22 @@ function discoveredWorkloads(cluster: ConnectedCluster): number {
   );
 }
 
+/** Retries of a failed CRD install in a registered cluster (someone must usually grant a permission). */
+const CRD_INSTALL_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 60_000, factor: 2, jitter: 0.2 };
+
+/** A cluster's CRD install: done (until the cluster is next ready), under way, or waiting to retry. */
+interface CrdInstall {
+  installed: boolean;
+  running: boolean;
+  attempts: number;
+  /** Why the last attempt failed (never a credential), shown in the cluster's status meanwhile. */
+  failure: string | undefined;
+  retry: NodeJS.Timeout | undefined;
+}
+
 export class ClusterStatusReporter {
   readonly #options: ClusterStatusOptions;
-  readonly #crdChecked = new Set<string>();
+  readonly #crdInstalls = new Map<string, CrdInstall>();
   readonly #reporting = new Set<Promise<void>>();
 
   constructor(options: ClusterStatusOptions) {
@@ -92,9 +107,12 @@ export class ClusterStatusReporter {
     for (const cluster of this.#options.registry.list()) this.report(cluster.id);
   }
 
-  /** Writes the cluster's status when it changed; failures are logged and retried at the next report. */
-  report(id: string): void {
-    const reporting = this.#report(id)
+  /**
+   * Writes the cluster's status when it changed (and, on a rescan, when only lastSyncTime did);
+   * failures are logged and retried at the next report.
+   */
+  report(id: string, { rescan = false } = {}): void {
+    const reporting = this.#report(id, rescan)
       .catch((error: unknown) => {
         this.#options.logger.warn({ cluster: id, err: error }, "cluster status not written");
       })
@@ -107,13 +125,26 @@ export class ClusterStatusReporter {
     while (this.#reporting.size > 0) await Promise.all([...this.#reporting]);
   }
 
-  async #report(id: string): Promise<void> {
+  async #report(id: string, rescan: boolean): Promise<void> {
     const { registry, hubWriter, systemNamespace, metrics, now } = this.#options;
     const cluster = registry.get(id);
-    if (cluster === undefined) return;
-    const health = cluster.health();
-    if (health.state === "error" && /\b404\b|not found/i.test(health.message ?? ""))
-      await this.#installCrd(cluster);
+    if (cluster === undefined) {
+      // Removed: nothing of it stays behind, neither a retry nor its phase in the metrics.
+      clearTimeout(this.#crdInstalls.get(id)?.retry);
+      this.#crdInstalls.delete(id);
+      for (const phase of CLUSTER_PHASES) metrics.clusterPhase.remove({ cluster: id, phase });
+      return;
+    }
+    let health = cluster.health();
+    if (health.state === "ready") this.#crdInstalls.delete(id);
+    if (health.state === "error" && /\b404\b|not found/i.test(health.message ?? "")) {
+      const failure = await this.#installCrd(cluster);
+      if (failure !== undefined)
+        health = {
+          ...health,
+          message: `${health.message ?? ""}; installing svc's CRDs there failed: ${failure}`,
+        };
+    }
     // While the caches fill, the stored status stands: it changes when the cluster is ready or fails.
     if (health.state === "syncing") return;
     const connection = cluster.connection;
@@ -130,7 +161,7 @@ export class ClusterStatusReporter {
     for (const phase of CLUSTER_PHASES)
       metrics.clusterPhase.set({ cluster: id, phase }, phase === status.phase ? 1 : 0);
     if (connection === undefined) return;
-    const resyncMs = goDurationMs(connection.spec.resyncPeriod ?? DEFAULT_RESYNC_PERIOD) ?? 300_000;
+    const resyncMs = rescan ? 0 : clusterResyncMs(connection.spec.resyncPeriod);
     if (!statusWorthWriting(connection.status, status, resyncMs, at)) return;
     await hubWriter.apply(
       {
@@ -143,12 +174,42 @@ export class ClusterStatusReporter {
     );
   }
 
-  /** The FeatureFlag CRD, installed once per connection when the cluster answers that it lacks it. */
-  async #installCrd(cluster: ConnectedCluster): Promise<void> {
-    if (this.#crdChecked.has(cluster.id)) return;
-    this.#crdChecked.add(cluster.id);
-    this.#options.logger.info({ cluster: cluster.id, crd: FEATURE_FLAG.plural }, "installing svc's CRDs");
-    await installCrds(cluster.kubeConfig);
+  /**
+   * Installs svc's CRDs where the cluster answers that one is missing: once until the cluster is
+   * next ready, and after a failure again with back-off. Returns the failure to show, if any.
+   */
+  async #installCrd(cluster: ConnectedCluster): Promise<string | undefined> {
+    const { logger } = this.#options;
+    const state: CrdInstall = this.#crdInstalls.get(cluster.id) ?? {
+      installed: false,
+      running: false,
+      attempts: 0,
+      failure: undefined,
+      retry: undefined,
+    };
+    this.#crdInstalls.set(cluster.id, state);
+    if (state.installed || state.running || state.retry !== undefined) return state.failure;
+    state.running = true;
+    logger.info({ cluster: cluster.id, crd: FEATURE_FLAG.plural }, "installing svc's CRDs");
+    try {
+      await installCrds(cluster.kubeConfig);
+      Object.assign(state, { installed: true, attempts: 0, failure: undefined });
+    } catch (error) {
+      state.failure = describeFailure(error, "install CustomResourceDefinitions").message;
+      const delayMs = backoffDelay(CRD_INSTALL_BACKOFF, state.attempts++, Math.random());
+      logger.warn(
+        { cluster: cluster.id, reason: state.failure, retryInMs: delayMs },
+        "svc's CRDs not installed",
+      );
+      state.retry = setTimeout(() => {
+        state.retry = undefined;
+        this.report(cluster.id);
+      }, delayMs);
+      state.retry.unref();
+    } finally {
+      state.running = false;
+    }
+    return state.failure;
   }
 }
 

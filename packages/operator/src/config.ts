@@ -11,7 +11,7 @@ export interface OperatorConfig {
   kubeconfigPath: string | undefined;
   /** Keys reconciled at once. */
   concurrency: number;
-  /** Every key is reconciled again this often, even without an event. */
+  /** Rescan period of a cluster that has no ClusterConnection (those have their resyncPeriod). */
   resyncMs: number;
   /** Bound on each call to a cluster. */
   requestTimeoutMs: number;

@@ -6,6 +6,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
+import { clusterResyncMs } from "@svc/core";
 import {
   ClusterRegistry,
   HttpStatusError,
@@ -116,7 +117,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   let leading = false;
   let registry: ClusterRegistry | undefined;
   let statusReporter: ClusterStatusReporter | undefined;
-  let resync: NodeJS.Timeout | undefined;
+  /** Each cluster's next rescan, at its ClusterConnection's resyncPeriod. */
+  const rescans = new Map<string, NodeJS.Timeout>();
   let markStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
@@ -144,12 +146,34 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     controllers.set(cluster.id, { controller, writer });
     controller.start();
     controller.enqueueAll();
+    scheduleRescan(cluster.id);
+  };
+  /**
+   * Rescans a cluster every resyncPeriod (read again each time, as it may change without a
+   * reconnect): every key reconciled from the caches, and the status with a fresh lastSyncTime.
+   */
+  const scheduleRescan = (id: string) => {
+    clearTimeout(rescans.get(id));
+    const connection = registry?.get(id)?.connection;
+    const periodMs =
+      connection === undefined ? options.resyncMs : clusterResyncMs(connection.spec.resyncPeriod);
+    const timer = setTimeout(() => {
+      const entry = controllers.get(id);
+      if (entry === undefined) return;
+      entry.controller.enqueueAll();
+      statusReporter?.report(id, { rescan: true });
+      scheduleRescan(id);
+    }, periodMs);
+    timer.unref();
+    rescans.set(id, timer);
   };
   /** `drainMs`: how long writes in flight may still use the cluster's connections (a reconnect). */
   const disconnect = (id: string, drainMs = 0) => {
     const entry = controllers.get(id);
     if (entry === undefined) return;
     controllers.delete(id);
+    clearTimeout(rescans.get(id));
+    rescans.delete(id);
     entry.controller.stop();
     const closeWriter = () => void entry.writer.close();
     if (drainMs === 0) closeWriter();
@@ -188,11 +212,6 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       statusReporter?.report(event.id);
     });
     statusReporter.reportAll();
-    resync = setInterval(() => {
-      for (const { controller } of controllers.values()) controller.enqueueAll();
-      statusReporter?.reportAll();
-    }, options.resyncMs);
-    resync.unref();
   };
 
   let markReady: () => void = () => undefined;
@@ -227,7 +246,6 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   let closing: Promise<void> | undefined;
   close = () =>
     (closing ??= (async () => {
-      if (resync !== undefined) clearInterval(resync);
       // Writes in flight finish before the Lease is handed back: never two writers at once.
       await queue.shutDown();
       for (const id of [...controllers.keys()]) disconnect(id);

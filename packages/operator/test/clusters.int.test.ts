@@ -3,7 +3,16 @@
 // (Connected; Disconnected while its kube-apiserver is stopped; Error with bad credentials),
 // recovering by itself.
 import { readFile } from "node:fs/promises";
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import diagnostics from "node:diagnostics_channel";
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  RbacAuthorizationV1Api,
+  type KubeConfig,
+  type V1PolicyRule,
+} from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, CLUSTER_CONNECTION, type ClusterConnectionStatus } from "@svc/core";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -149,4 +158,146 @@ describe("registered clusters", () => {
       "east Connected after the fix",
     );
   });
+
+  it("stops every request to a cluster whose ClusterConnection is removed, and forgets its metrics", async () => {
+    const requests = requestsTo(remote.server);
+    try {
+      // While registered, the registry probes the cluster (every 500 ms here) and watches it.
+      await eventually(
+        () => Promise.resolve(requests.count()),
+        (count) => count > 0,
+        "requests to east while it is registered",
+      );
+      expect(await metricsText()).toContain('svc_operator_cluster_phase{cluster="east",phase="Connected"} 1');
+      await hub
+        .makeApiClient(CustomObjectsApi)
+        .deleteNamespacedCustomObject({ ...connections(), name: "east" });
+      await eventually(
+        metricsText,
+        (text) => !/svc_operator_(cluster_phase|cached_objects)\{cluster="east"/.test(text),
+        "east's phase and caches gone from the operator's metrics",
+      );
+      // Requests already sent may still end; from now on, none may start (six probe periods).
+      requests.reset();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(requests.paths()).toEqual([]);
+    } finally {
+      requests.close();
+    }
+  });
+
+  it("retries installing the CRD where the credentials may not, and says why meanwhile", async () => {
+    // The second cluster without svc's CRD, reached as a ServiceAccount that may do all svc needs but that.
+    const extensions = remoteKc.makeApiClient(ApiextensionsV1Api);
+    // The flag east kept has svc's finalizer, which no operator removes there any more.
+    await flagClient(remoteKc, ns).patchMetadata("region-routing", { finalizers: null });
+    await extensions.deleteCustomResourceDefinition({ name: "featureflags.svc.io" });
+    await eventually(
+      () => extensions.listCustomResourceDefinition(),
+      (list) => !list.items.some((crd) => crd.metadata?.name === "featureflags.svc.io"),
+      "the CRD gone from east",
+    );
+    const token = await serviceAccountToken(remoteKc, "svc-limited");
+    await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
+      namespace: scope.systemNamespace,
+      body: {
+        metadata: { name: "svc-cluster-west" },
+        stringData: { token, "ca.crt": caOf(remoteKubeconfig) },
+      },
+    });
+    await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      ...connections(),
+      body: {
+        apiVersion: API_GROUP_VERSION,
+        kind: CLUSTER_CONNECTION.kind,
+        metadata: { name: "west" },
+        spec: {
+          displayName: "West",
+          apiServer: remote.server,
+          authMethod: "serviceaccount",
+          credentialRef: { name: "svc-cluster-west", key: "token" },
+          namespaces: [ns],
+        },
+      },
+    });
+    const refused = await eventually(
+      () => statusOf("west"),
+      (s) => s?.phase === "Error" && s.message?.includes("installing svc's CRDs there failed") === true,
+      "west Error, saying why the CRD is missing",
+    );
+    expect(refused?.message).toMatch(/customresourcedefinitions/);
+    expect(refused?.message).not.toContain(token);
+    // Granting the permission is all it takes: the next retry installs it and west connects.
+    await grant(remoteKc, "svc-limited", "svc-crd-installer", [
+      { apiGroups: ["apiextensions.k8s.io"], resources: ["customresourcedefinitions"], verbs: ["*"] },
+    ]);
+    await eventually(
+      () => statusOf("west"),
+      (s) => s?.phase === "Connected",
+      "west Connected once the permission is granted",
+      90_000,
+    );
+  }, 150_000);
 });
+
+/** Counts the requests this process starts to `server` (the registry's undici transport reports each). */
+function requestsTo(server: string) {
+  let seen: string[] = [];
+  const origin = new URL(server).origin;
+  const listener = (message: unknown) => {
+    const request = (message as { request?: { origin?: string; path?: string } }).request;
+    if (request?.origin !== undefined && new URL(request.origin).origin === origin)
+      seen.push(request.path ?? "");
+  };
+  diagnostics.subscribe("undici:request:create", listener);
+  return {
+    count: () => seen.length,
+    paths: () => [...seen],
+    reset: () => {
+      seen = [];
+    },
+    close: () => diagnostics.unsubscribe("undici:request:create", listener),
+  };
+}
+
+async function metricsText(): Promise<string> {
+  return (await fetch(`${operator.metricsUrl}/metrics`)).text();
+}
+
+/** The CA of a kubeconfig written by the harness (inline, base64). */
+function caOf(kubeconfig: string): string {
+  const data = /certificate-authority-data: "?([A-Za-z0-9+/=]+)"?/.exec(kubeconfig)?.[1] ?? "";
+  return Buffer.from(data, "base64").toString("utf8");
+}
+
+/** Binds a new ClusterRole with `rules` to the ServiceAccount `name` of namespace default. */
+async function grant(kc: KubeConfig, name: string, role: string, rules: V1PolicyRule[]): Promise<void> {
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  await rbac.createClusterRole({ body: { metadata: { name: role }, rules } });
+  await rbac.createClusterRoleBinding({
+    body: {
+      metadata: { name: role },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+      subjects: [{ kind: "ServiceAccount", name, namespace: "default" }],
+    },
+  });
+}
+
+/** A token of a new ServiceAccount allowed everything svc does in a cluster, but installing CRDs. */
+async function serviceAccountToken(kc: KubeConfig, name: string): Promise<string> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace: "default", body: { metadata: { name } } });
+  await grant(kc, name, `${name}-all-but-crds`, [
+    {
+      apiGroups: ["", "apps", "svc.io", "rbac.authorization.k8s.io", "events.k8s.io"],
+      resources: ["*"],
+      verbs: ["*"],
+    },
+  ]);
+  const request = await core.createNamespacedServiceAccountToken({
+    namespace: "default",
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  return request.status?.token ?? "";
+}

@@ -1,7 +1,7 @@
 // configMap delivery end to end: the key is created and updated in a ConfigMap labelled as
 // managed and owned by the flag; matching workloads get it mounted once, and value changes
 // never touch the pod template again; disabling removes the key.
-import { AppsV1Api, CoreV1Api } from "@kubernetes/client-node";
+import { AppsV1Api, CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";
@@ -12,6 +12,7 @@ const apps = kc.makeApiClient(AppsV1Api);
 const core = kc.makeApiClient(CoreV1Api);
 let ns: string;
 let operator: RunningOperator;
+let scope: Awaited<ReturnType<typeof operatorScope>>;
 let flags: ReturnType<typeof flagClient>;
 
 const configMap = (name: string) => core.readNamespacedConfigMap({ namespace: ns, name });
@@ -19,7 +20,7 @@ const deployment = () => apps.readNamespacedDeployment({ namespace: ns, name: "w
 
 beforeAll(async () => {
   ns = await testNamespace(kc, "op-cm");
-  const scope = await operatorScope(kc, "op-cm", [ns]);
+  scope = await operatorScope(kc, "op-cm", [ns]);
   await createWorkloads(kc, ns, [{ kind: "Deployment", name: "web", labels: { tier: "web" } }]);
   flags = flagClient(kc, ns);
   operator = await startOperator(scope);
@@ -92,5 +93,46 @@ describe("configMap delivery", () => {
     );
     await operator.idle();
     expect((await deployment()).metadata?.generation).toBe(before.metadata?.generation);
+  });
+
+  it("withdraws from a ConfigMap the flag moved away from while the operator was stopped", async () => {
+    await flags.create("banner", {
+      type: "string",
+      defaultValue: "hello",
+      delivery: {
+        configMap: { configMapName: "old-flags", key: "banner", selector: { matchLabels: { tier: "web" } } },
+      },
+    });
+    await eventually(
+      () => configMap("old-flags").catch(() => undefined),
+      (cm) => cm?.data?.["banner"] === "hello",
+      "banner in old-flags",
+    );
+    // A key of someone else's in the same ConfigMap: svc must keep it and remove only its own.
+    await core.patchNamespacedConfigMap(
+      { namespace: ns, name: "old-flags", body: { data: { "set-by-hand": "yes" } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    await operator.idle();
+    await operator.close();
+    await flags.patchSpec("banner", {
+      delivery: {
+        configMap: { configMapName: "new-flags", key: "banner", selector: { matchLabels: { tier: "web" } } },
+      },
+    });
+    // A new operator remembers nothing: what it finds in the cluster must be enough.
+    operator = await startOperator(scope);
+    await eventually(
+      () => configMap("new-flags").catch(() => undefined),
+      (cm) => cm?.data?.["banner"] === "hello",
+      "banner in new-flags",
+    );
+    const old = await eventually(
+      () => configMap("old-flags"),
+      (cm) => cm.data?.["banner"] === undefined,
+      "banner withdrawn from old-flags",
+    );
+    expect(old.data).toEqual({ "set-by-hand": "yes" });
+    expect(old.metadata?.ownerReferences ?? []).toEqual([]);
   });
 });

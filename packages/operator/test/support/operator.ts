@@ -143,6 +143,12 @@ export function flagClient(kc: KubeConfig, namespace: string) {
         { ...target, name, body: { spec } },
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       ),
+    /** A merge patch of the metadata (`finalizers: null` drops them all). */
+    patchMetadata: (name: string, metadata: Record<string, unknown>) =>
+      objects.patchNamespacedCustomObject(
+        { ...target, name, body: { metadata } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      ),
     remove: (name: string) => objects.deleteNamespacedCustomObject({ ...target, name }),
   };
 }
