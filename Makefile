@@ -7,7 +7,7 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane postgres chromium dashboard check crds
+.PHONY: dev test install controlplane postgres chromium dashboard check crds docs
 
 CLUSTERS ?= 1
 
@@ -53,3 +53,7 @@ check: install
 
 crds: install
 	node packages/core/scripts/generate-crds.ts
+
+# docs/configuration.md, from the commands' own settings (a test fails when it is stale).
+docs: install
+	node packages/cli/scripts/generate-config-docs.ts

@@ -2,7 +2,11 @@
 // its caches, and the bytes per cached object (RSS growth from an empty cluster, divided by
 // the objects cached).
 //
-//   node bench/operator/memory.ts [--workloads 5000] [--flags 1000]
+//   node bench/operator/memory.ts [--workloads 5000] [--flags 1000] [--snapshot DIR]
+//                                 [--node-options "--max-old-space-size=256"]
+//
+// --snapshot writes a V8 heap snapshot of the full operator into DIR (for Chrome DevTools'
+// Memory tab or bench/operator/heap-summary.ts).
 //
 // The real `svc operator` command runs as its own process; its RSS is read from its /metrics
 // (process_resident_memory_bytes) after a forced-free settle: once empty, once with every
@@ -20,7 +24,12 @@ import { pool } from "../support/pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
-  options: { workloads: { type: "string", default: "5000" }, flags: { type: "string", default: "1000" } },
+  options: {
+    workloads: { type: "string", default: "5000" },
+    flags: { type: "string", default: "1000" },
+    snapshot: { type: "string" },
+    "node-options": { type: "string" },
+  },
 });
 const workloadCount = Number(args.workloads);
 const flagCount = Number(args.flags);
@@ -47,7 +56,14 @@ try {
       SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
       SVC_OPERATOR_LEADER_ELECTION: "false",
       SVC_LOG_LEVEL: "warn",
+      NODE_OPTIONS: [
+        args["node-options"] ?? "",
+        args.snapshot === undefined ? "" : "--heapsnapshot-signal=SIGUSR2",
+      ]
+        .join(" ")
+        .trim(),
     },
+    cwd: args.snapshot ?? ROOT,
     stdio: ["ignore", "inherit", "inherit"],
   });
   /** The sum of a metric's series; NaN while the operator does not answer (starting, busy). */
@@ -141,6 +157,25 @@ try {
   const cached = workloadCount + flagCount + baseNamespaces;
   const fullRss = await settledRss("every object cached and reconciled", cached);
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  // Where the RSS is: V8's heap (committed and in use), and memory outside it.
+  const answered = (name: string) =>
+    waitFor(() => metric(name), Number.isFinite, { what: name, timeoutMs: 60_000, intervalMs: 1000 });
+  const heapTotal = await answered("svc_operator_nodejs_heap_size_total_bytes");
+  const heapUsed = await answered("svc_operator_nodejs_heap_size_used_bytes");
+  const external = await answered("svc_operator_nodejs_external_memory_bytes");
+  console.log(
+    `V8 heap ${mb(heapTotal)} MB committed, ${mb(heapUsed)} MB used; external ${mb(external)} MB (RSS ${mb(fullRss)} MB)`,
+  );
+  if (args.snapshot !== undefined) {
+    operator.kill("SIGUSR2");
+    // Writing the snapshot stops the process for a while; it is done when /metrics answers again.
+    await new Promise((r) => setTimeout(r, 2000));
+    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, {
+      what: "the snapshot",
+      timeoutMs: 300_000,
+    });
+    console.log(`heap snapshot written to ${args.snapshot}`);
+  }
   console.log("| workloads | flags | RSS empty MB | RSS full MB | bytes per cached object |");
   console.log("| --------- | ----- | ------------ | ----------- | ----------------------- |");
   console.log(

@@ -43,13 +43,52 @@ const DURATION = /^([0-9]{1,15})(ms|s|m|h)?$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const PORTS: Range = { min: 0, max: 65535 };
 
+/** Milliseconds in the largest unit that divides them: 600000 → "10m". */
+function durationText(ms: number): string {
+  const unit = (["h", "m", "s"] as const).find((u) => ms > 0 && ms % (UNIT_MS[u] ?? 1) === 0);
+  return unit === undefined ? `${ms}ms` : `${ms / (UNIT_MS[unit] ?? 1)}${unit}`;
+}
+
 /** The received value, quoted and shortened, for a message. */
 function shown(raw: string): string {
   return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
 }
 
+/** A setting as a parser reads it: for `--help` and docs/configuration.md. */
+export interface SettingUse {
+  name: string;
+  /** The default, as text ("" when there is none). */
+  fallback: string;
+  /** What a value must be: "a port number", "true or false"... */
+  rule: string;
+}
+
+/** Environments whose reads are recorded (see settingsOf), each with its record. */
+const recordings = new WeakMap<Environment, SettingUse[]>();
+
+/**
+ * The settings a parser reads, in order, with their defaults and rules: found by running it on
+ * an empty environment, so that the list is the parser's own and cannot drift from it.
+ */
+export function settingsOf(parse: (env: Environment) => unknown): SettingUse[] {
+  const env: Environment = {};
+  const uses: SettingUse[] = [];
+  recordings.set(env, uses);
+  try {
+    parse(env);
+  } catch {
+    // An empty environment may lack a required setting: the reads made are what counts.
+  }
+  return uses;
+}
+
 export function settingsReader(env: Environment): SettingsReader {
   const errors: FieldError[] = [];
+  const recording = recordings.get(env);
+  const note = (name: string, fallback: unknown, rule: string) => {
+    if (recording !== undefined && !recording.some((use) => use.name === name))
+      recording.push({ name, fallback: String(fallback), rule });
+  };
   /** The variable's text, or undefined when unset or empty. */
   const raw = (name: string): string | undefined => {
     const value = env[name];
@@ -62,6 +101,7 @@ export function settingsReader(env: Environment): SettingsReader {
   const inRange = (value: number, range: Range) => value >= range.min && value <= range.max;
 
   const integerIn = (name: string, fallback: number, range: Range, what: string): number => {
+    note(name, fallback, `${what} between ${range.min} and ${range.max}`);
     const value = raw(name);
     if (value === undefined) return fallback;
     const n = DIGITS.test(value) ? Number(value) : NaN;
@@ -75,6 +115,11 @@ export function settingsReader(env: Environment): SettingsReader {
     port: (name, fallback) => integerIn(name, fallback, PORTS, "a port number"),
     integer: (name, fallback, range) => integerIn(name, fallback, range, "an integer"),
     durationMs: (name, fallback, range) => {
+      note(
+        name,
+        durationText(fallback),
+        `a duration (ms, s, m, h) between ${range.min} ms and ${range.max} ms`,
+      );
       const value = raw(name);
       if (value === undefined) return fallback;
       const match = DURATION.exec(value);
@@ -89,6 +134,7 @@ export function settingsReader(env: Environment): SettingsReader {
           );
     },
     boolean: (name, fallback) => {
+      note(name, fallback, "true or false");
       const value = raw(name);
       if (value === undefined) return fallback;
       return value === "true" || value === "false"
@@ -96,12 +142,16 @@ export function settingsReader(env: Environment): SettingsReader {
         : refuse(name, "must be true or false", value, fallback);
     },
     oneOf: (name, allowed, fallback) => {
+      note(name, fallback, `one of: ${allowed.join(", ")}`);
       const value = raw(name);
       if (value === undefined) return fallback;
       const found = allowed.find((candidate) => candidate === value);
       return found ?? refuse(name, `must be one of: ${allowed.join(", ")}`, value, fallback);
     },
-    text: (name, fallback) => raw(name) ?? fallback,
+    text: (name, fallback) => {
+      note(name, fallback, "text");
+      return raw(name) ?? fallback;
+    },
     problem: (name, message) => {
       errors.push({ field: name, message });
     },

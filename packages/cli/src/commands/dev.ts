@@ -27,7 +27,7 @@ interface DevSettings {
   useKubeconfig: boolean;
 }
 
-function parseDevSettings(env: Environment): DevSettings {
+export function parseDevSettings(env: Environment): DevSettings {
   const read = settingsReader(env);
   const settings = {
     dir: resolve(read.text("SVC_DEV_DIR", ".dev")),
