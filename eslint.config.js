@@ -4,7 +4,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".cache/**", "**/dist/**", "deploy/**"] },
+  { ignores: ["**/node_modules/**", ".cache/**", "**/dist/**"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

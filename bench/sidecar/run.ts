@@ -4,7 +4,10 @@
 // control plane, the real `svc sidecar` command pinned to CPU 0, autocannon pinned to CPU 1.
 //
 //   node bench/sidecar/run.ts [--flags 10,5000] [--duration 10] [--changes 1000] [--tool autocannon|wrk]
-//                             [--node-args="--max-semi-space-size=1 ..."]
+//                             [--node-args="--max-semi-space-size=1 ..."] [--runtime node|bun]
+//
+// --runtime bun runs the same sources on Bun (the npm package @oven/bun-linux-x64, a
+// devDependency) instead of Node, to choose the sidecar image's runtime by measurement.
 //
 // --tool wrk (Debian: apt-get install wrk) drives the load from C: autocannon, itself on Node,
 // saturates its own core at about 20,000 req/s here, below what the sidecar answers.
@@ -33,6 +36,7 @@ const { values: args } = parseArgs({
     // Extra node arguments for the sidecar, e.g. "--max-semi-space-size=1" to compare memory settings.
     "node-args": { type: "string", default: "" },
     tool: { type: "string", default: "autocannon" },
+    runtime: { type: "string", default: "node" },
   },
 });
 const flagCounts = args.flags.split(",").map(Number);
@@ -40,6 +44,11 @@ const duration = Number(args.duration);
 const changes = Number(args.changes);
 const nodeArgs = args["node-args"].split(" ").filter((arg) => arg !== "");
 const tool: LoadTool = args.tool === "wrk" ? "wrk" : "autocannon";
+const BUN = join(ROOT, "node_modules/@oven/bun-linux-x64/bin/bun");
+if (args.runtime !== "node" && args.runtime !== "bun") throw new Error("--runtime must be node or bun");
+/** The sidecar's runtime and its arguments before the script. */
+const runtime =
+  args.runtime === "bun" ? { command: BUN, args: [] } : { command: process.execPath, args: nodeArgs };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -92,7 +101,7 @@ async function startSidecar(namespace: string, kubeconfig: string): Promise<Star
   const started = performance.now();
   const child = spawn(
     "taskset",
-    ["-c", "0", process.execPath, ...nodeArgs, join(ROOT, "packages/cli/src/main.ts"), "sidecar"],
+    ["-c", "0", runtime.command, ...runtime.args, join(ROOT, "packages/cli/src/main.ts"), "sidecar"],
     {
       env: {
         ...process.env,

@@ -28,7 +28,8 @@ export interface OperatorConfig {
 }
 
 export const DEFAULT_OPERATOR_METRICS_PORT = 9091;
-export const DEFAULT_SIDECAR_IMAGE = "ghcr.io/svc-io/svc:0.1.0";
+/** The minimal sidecar image of deploy/Dockerfile (target sidecar: svc on Bun). */
+export const DEFAULT_SIDECAR_IMAGE = "ghcr.io/svc-io/svc-sidecar:0.1.0";
 
 /** Reads the configuration; throws one message naming every variable that is wrong. */
 export function parseOperatorConfig(env: Environment): OperatorConfig {
@@ -57,11 +58,13 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
       resources: {
         requests: {
           cpu: read.text("SVC_SIDECAR_CPU_REQUEST", "10m"),
-          memory: read.text("SVC_SIDECAR_MEMORY_REQUEST", "32Mi"),
+          // Measured on Bun (docs/container-images.md): ~55 MB with a few flags, 100 MB VmRSS
+          // with 5,000 flags after load; the limit leaves headroom above that.
+          memory: read.text("SVC_SIDECAR_MEMORY_REQUEST", "64Mi"),
         },
         limits: {
           cpu: read.text("SVC_SIDECAR_CPU_LIMIT", "100m"),
-          memory: read.text("SVC_SIDECAR_MEMORY_LIMIT", "64Mi"),
+          memory: read.text("SVC_SIDECAR_MEMORY_LIMIT", "160Mi"),
         },
       },
     },

@@ -78,9 +78,14 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
     timeouts: { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts },
   });
   const server = http.server;
-  const fastPath = installFastPath(server, http.readFlags, (read) => {
-    stats.requests[read.route]++;
-  });
+  // The fast path works on node:http's own connection handling; other runtimes (Bun) serve
+  // node:http natively and go without it.
+  const fastPath =
+    process.versions["bun"] === undefined
+      ? installFastPath(server, http.readFlags, (read) => {
+          stats.requests[read.route]++;
+        })
+      : undefined;
   server.listen(options.port, options.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
@@ -123,7 +128,7 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
       const closed = once(server, "close");
       // Stop accepting; node:http closes its idle connections, the fast path its own (all idle).
       server.close();
-      fastPath.closeIdle();
+      fastPath?.closeIdle();
       // Streams end (clients reconnect elsewhere); each response that finishes now leaves an idle
       // connection, closed by the sweep; whatever is still busy after the grace period (a
       // half-sent request, a client slow to read) is cut.

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
 import { OpenFeature } from "@openfeature/server-sdk";
-import { installCrds } from "@svc/kube";
+import { freeLoopbackPort, installCrds } from "@svc/kube";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -16,9 +16,9 @@ import { openStream, poll, type StreamRecording } from "./support/sse-client.ts"
 
 const kc = testKubeConfig();
 const kubeconfigPath = inject("kubeconfigPath");
+const BUN = join(import.meta.dirname, "../../../node_modules/@oven/bun-linux-x64/bin/bun");
 let namespace: string;
 let flags: FlagWriter;
-let sidecar: RunningSidecar;
 
 async function get(path: string): Promise<{ status: number; text: string; type: string | null }> {
   const response = await fetch(sidecar.url + path);
@@ -47,11 +47,51 @@ const flagObject = async (name: string) => {
   return response.status === 200 ? (JSON.parse(response.text) as Record<string, unknown>) : response.status;
 };
 
-beforeAll(async () => {
-  await installCrds(kc);
-  namespace = await testNamespace(kc, "sidecar");
-  flags = flagWriter(kc, namespace);
-  sidecar = await runSidecar({
+/** The sidecar under test: in this process, or as the command on another runtime. */
+interface SidecarUnderTest {
+  url: string;
+  port: number;
+  /** Its counters, when it runs in this process. */
+  stats: RunningSidecar["stats"] | undefined;
+  close: () => Promise<void>;
+}
+let sidecar: SidecarUnderTest;
+
+/** `svc sidecar` on Bun, the runtime of the sidecar image (deploy/Dockerfile). */
+async function startOnBun(): Promise<SidecarUnderTest> {
+  const port = await freeLoopbackPort();
+  const child = spawn(BUN, [join(import.meta.dirname, "../../cli/src/main.ts"), "sidecar"], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      POD_NAMESPACE: namespace,
+      KUBECONFIG: kubeconfigPath,
+      SVC_SIDECAR_HOST: "127.0.0.1",
+      SVC_SIDECAR_PORT: String(port),
+      SVC_SIDECAR_HEARTBEAT_MS: "200",
+      SVC_LOG_LEVEL: "silent",
+    },
+    stdio: "ignore",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.status,
+    (status) => status === 200 || child.exitCode !== null,
+    "the sidecar on Bun listed its flags",
+  );
+  expect(child.exitCode).toBeNull();
+  return {
+    url,
+    port,
+    stats: undefined,
+    close: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+async function startInProcess(): Promise<SidecarUnderTest> {
+  const running = await runSidecar({
     namespace,
     port: 0,
     host: "127.0.0.1",
@@ -61,14 +101,30 @@ beforeAll(async () => {
     log: pino({ level: "silent" }),
     maxStreamBacklogBytes: 1024 * 1024,
   });
-  await sidecar.ready;
+  await running.ready;
+  return { url: running.url, port: running.port, stats: running.stats, close: () => running.close() };
+}
+
+beforeAll(async () => {
+  await installCrds(kc);
 });
 
-afterAll(async () => {
-  await sidecar.close();
-});
+const RUNTIMES = [
+  ["Node, in this process", startInProcess],
+  ["Bun, the sidecar image's runtime, as the svc sidecar command", startOnBun],
+] as const;
 
-describe("svc sidecar against a real API server", () => {
+describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (runtime, start) => {
+  beforeAll(async () => {
+    namespace = await testNamespace(kc, "sidecar");
+    flags = flagWriter(kc, namespace);
+    sidecar = await start();
+  });
+
+  afterAll(async () => {
+    await sidecar.close();
+  });
+
   it("is healthy once listed, and serves an empty namespace", async () => {
     expect(await get("/healthz")).toMatchObject({ status: 200, text: "ok" });
     expect(JSON.parse((await get("/flags")).text)).toEqual([]);
@@ -306,49 +362,55 @@ describe("svc sidecar against a real API server", () => {
     await flags.remove("piped");
   });
 
-  it("keeps a stream that stops reading from holding back the others, and cuts it off", async () => {
-    await flags.create("big", "string", "0");
-    await eventually(
-      () => flagObject("big"),
-      (f) => typeof f === "object",
-      "the flag",
-    );
-    const reader = await openStream(sidecar.url);
-    // A subscriber that never reads: the kernel buffers fill, then the sidecar's backlog grows.
-    const stalled = connect(sidecar.port, "127.0.0.1");
-    stalled.write("GET /flags/stream HTTP/1.1\r\nHost: x\r\n\r\n");
-    stalled.pause();
-    await eventually(
-      poll(() => sidecar.stats.streamsOpened),
-      (n) => n >= 2 + reader.events.length * 0,
-      "the stall",
-    );
+  // Its counters are read in the process; on Bun, the same behaviour is not observable from outside.
+  it.skipIf(runtime.startsWith("Bun"))(
+    "keeps a stream that stops reading from holding back the others, and cuts it off",
+    async () => {
+      const stats = sidecar.stats;
+      if (stats === undefined) throw new Error("needs the sidecar in this process");
+      await flags.create("big", "string", "0");
+      await eventually(
+        () => flagObject("big"),
+        (f) => typeof f === "object",
+        "the flag",
+      );
+      const reader = await openStream(sidecar.url);
+      // A subscriber that never reads: the kernel buffers fill, then the sidecar's backlog grows.
+      const stalled = connect(sidecar.port, "127.0.0.1");
+      stalled.write("GET /flags/stream HTTP/1.1\r\nHost: x\r\n\r\n");
+      stalled.pause();
+      await eventually(
+        poll(() => stats.streamsOpened),
+        (n) => n >= 2 + reader.events.length * 0,
+        "the stall",
+      );
 
-    const dropped = sidecar.stats.slowStreamsDropped;
-    const big = "x".repeat(60_000);
-    let writes = 0;
-    while (sidecar.stats.slowStreamsDropped === dropped && writes < 400) {
-      writes++;
-      await flags.setValue("big", `${writes}${big}`);
-    }
-    expect(sidecar.stats.slowStreamsDropped).toBe(dropped + 1);
-    // The one cut off is the stalled stream: the reader is still connected.
-    expect(reader.ended()).toBe(false);
-    await eventually(
-      poll(() => reader.events.at(-1)?.data),
-      (d) => (d as { value?: string } | undefined)?.value?.startsWith(`${writes}x`) === true,
-      "the reader to see the last write",
-    );
-    // The reader saw every value, in order: one watch event, hence one stream event, per write.
-    const values = reader.events
-      .filter((e) => (e.data as { name: string }).name === "big")
-      .slice(1)
-      .map((e) => Number.parseInt((e.data as { value: string }).value, 10));
-    expect(values).toEqual(Array.from({ length: writes }, (_, i) => i + 1));
-    reader.close();
-    stalled.destroy();
-    await flags.remove("big");
-  });
+      const dropped = stats.slowStreamsDropped;
+      const big = "x".repeat(60_000);
+      let writes = 0;
+      while (stats.slowStreamsDropped === dropped && writes < 400) {
+        writes++;
+        await flags.setValue("big", `${writes}${big}`);
+      }
+      expect(stats.slowStreamsDropped).toBe(dropped + 1);
+      // The one cut off is the stalled stream: the reader is still connected.
+      expect(reader.ended()).toBe(false);
+      await eventually(
+        poll(() => reader.events.at(-1)?.data),
+        (d) => (d as { value?: string } | undefined)?.value?.startsWith(`${writes}x`) === true,
+        "the reader to see the last write",
+      );
+      // The reader saw every value, in order: one watch event, hence one stream event, per write.
+      const values = reader.events
+        .filter((e) => (e.data as { name: string }).name === "big")
+        .slice(1)
+        .map((e) => Number.parseInt((e.data as { value: string }).value, 10));
+      expect(values).toEqual(Array.from({ length: writes }, (_, i) => i + 1));
+      reader.close();
+      stalled.destroy();
+      await flags.remove("big");
+    },
+  );
 });
 
 describe("svc sidecar (the command)", () => {
