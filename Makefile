@@ -7,14 +7,14 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane postgres chromium dashboard check crds docs
+.PHONY: dev test install controlplane helm postgres chromium dashboard check crds docs
 
 CLUSTERS ?= 1
 
 dev: install controlplane dashboard
 	SVC_DEV_CLUSTERS=$(CLUSTERS) node packages/cli/src/main.ts dev
 
-test: install controlplane postgres chromium check
+test: install controlplane helm postgres chromium check
 	vitest run
 
 install: node_modules/.install-stamp
@@ -25,6 +25,10 @@ node_modules/.install-stamp: package.json package-lock.json $(wildcard packages/
 
 controlplane:
 	hack/controlplane/build.sh
+
+# helm, for the chart's tests, built from its pinned Go module like the control plane.
+helm:
+	hack/helm/build.sh
 
 # The integration tests start a real PostgreSQL server (Debian's package); install it only when
 # no server binaries are there (needs root, as on CI).
