@@ -52,6 +52,18 @@ async function installed(image: string): Promise<string[]> {
   return [...top.filter((name) => !name.startsWith("@")), ...scoped.flat()];
 }
 
+/** setpriv's arguments running `svc <args>` from an image's contents as the image's user. */
+function asImageUser(runtime: string, image: string, args: string[]): string[] {
+  return [
+    `--reuid=${UID}`,
+    `--regid=${UID}`,
+    "--clear-groups",
+    runtime,
+    join(image, "packages/cli/src/main.ts"),
+    ...args,
+  ];
+}
+
 /** Runs a command of an image as its user (setpriv), and waits until `url` answers 200. */
 async function runAs(
   runtime: string,
@@ -60,21 +72,10 @@ async function runAs(
   env: Record<string, string>,
   url: string,
 ) {
-  const child = spawn(
-    "setpriv",
-    [
-      `--reuid=${UID}`,
-      `--regid=${UID}`,
-      "--clear-groups",
-      runtime,
-      join(image, "packages/cli/src/main.ts"),
-      ...args,
-    ],
-    {
-      env: { PATH: process.env["PATH"] ?? "", HOME: "/nonexistent", KUBECONFIG: kubeconfig, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn("setpriv", asImageUser(runtime, image, args), {
+    env: { PATH: process.env["PATH"] ?? "", HOME: "/nonexistent", KUBECONFIG: kubeconfig, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -213,18 +214,7 @@ describe.skipIf(!isRoot)("each command, run from its image as user 65532 (needs 
       [process.execPath, svcImage],
       [BUN, sidecarImage],
     ] as const) {
-      const help = execFileSync(
-        "setpriv",
-        [
-          `--reuid=${UID}`,
-          `--regid=${UID}`,
-          "--clear-groups",
-          runtime,
-          join(image, "packages/cli/src/main.ts"),
-          "--help",
-        ],
-        { encoding: "utf8" },
-      );
+      const help = execFileSync("setpriv", asImageUser(runtime, image, ["--help"]), { encoding: "utf8" });
       expect(help).toContain("usage: svc <command>");
     }
   });
