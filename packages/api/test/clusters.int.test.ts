@@ -121,8 +121,10 @@ describe("a registered cluster", () => {
     expect(reply.text).not.toContain("token");
     const connected = await eventually(
       () => cluster(REMOTE),
-      (c) => c.status === "Connected" && c.kubernetesVersion !== "",
-      "remote connected and its version read",
+      // Once (1 in about 10 fresh runs, machine loaded) Connected was seen with 0 workloads
+      // before 1: waited for here, noted in the closing note of 2026-11-22 to be looked into.
+      (c) => c.status === "Connected" && c.kubernetesVersion !== "" && c.discoveredWorkloads === 1,
+      "remote connected, its version read and its workload counted",
       30_000,
     );
     expect(connected.kubernetesVersion).toMatch(/^v1\./);

@@ -1,6 +1,7 @@
 // The API server as an HTTP server, against clients that misbehave: slow or oversized requests,
 // paths the router cannot take, foreign request ids, HEAD, and the headers every answer carries.
 // Nothing here touches storage, so SQLite is enough.
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig } from "./support/harness.ts";
 import { parseRaw, rawExchange } from "./support/raw-http.ts";
@@ -154,13 +155,15 @@ it("answers a request that reaches it while it shuts down with 503 {error}", asy
     // A login (a bcrypt comparison long) is in flight when the server starts closing; a second
     // request then arrives on the same connection.
     const login = JSON.stringify({ username: "admin", password: ADMIN_PASSWORD });
+    // The server closes once the login has reached it (a fixed pause lost that race on a busy machine).
+    const arrived = once(api.server.app.server, "request");
     const exchange = rawExchange(
       api.url,
       `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${login.length}\r\n\r\n${login}`,
       { later: { afterMs: 60, text: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" } },
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await arrived;
     const closed = api.close();
     const { response } = await exchange;
     await closed;
