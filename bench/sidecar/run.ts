@@ -287,8 +287,8 @@ const lines = [
     return `| ${String(r["flags"])} | ${v.requestsPerSecond} (${v.requestsPerCpuSecond}) | ${v.p99Ms} ms | ${o.requestsPerSecond} (${o.requestsPerCpuSecond}) | ${o.p99Ms} ms | ${b.requestsPerSecond} | ${f(c.p50Ms)} / ${f(c.p99Ms)} ms | ${String(r["startupMs"])} ms | ${f(m.vmRssMb)} / ${f(m.rssAnonMb)} MB |`;
   }),
   "",
-  "| flags | floor GET req/s (per CPU-s), p99 | floor POST req/s (per CPU-s), p99 | floor start-up, VmRSS / anon | /value ÷ floor GET: req/s, per CPU-s | OFREP ÷ floor POST: req/s, per CPU-s | start-up ÷ floor | VmRSS ÷ floor |",
-  "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| flags | floor GET req/s (per CPU-s), p99 | floor POST req/s (per CPU-s), p99 | floor start-up, VmRSS / anon | /value ÷ floor GET: req/s, per CPU-s | OFREP ÷ floor POST: req/s, per CPU-s | start-up ÷ floor | VmRSS ÷ floor | anon ÷ floor |",
+  "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ...results.map((r) => {
     const floor = r["floor"] as {
       startupMs: number;
@@ -299,7 +299,7 @@ const lines = [
     const v = r["value"] as LoadResult;
     const o = r["ofrep"] as LoadResult;
     const m = r["afterLoad"] as { vmRssMb: number; rssAnonMb: number };
-    return `| ${String(r["flags"])} | ${floor.get.requestsPerSecond} (${floor.get.requestsPerCpuSecond}), ${floor.get.p99Ms} ms | ${floor.post.requestsPerSecond} (${floor.post.requestsPerCpuSecond}), ${floor.post.p99Ms} ms | ${floor.startupMs} ms, ${f(floor.afterLoad.vmRssMb)} / ${f(floor.afterLoad.rssAnonMb)} MB | ${ratio(v.requestsPerSecond, floor.get.requestsPerSecond)}, ${ratio(v.requestsPerCpuSecond, floor.get.requestsPerCpuSecond)} | ${ratio(o.requestsPerSecond, floor.post.requestsPerSecond)}, ${ratio(o.requestsPerCpuSecond, floor.post.requestsPerCpuSecond)} | ${ratio(r["startupMs"] as number, floor.startupMs)} | ${ratio(m.vmRssMb, floor.afterLoad.vmRssMb)} |`;
+    return `| ${String(r["flags"])} | ${floor.get.requestsPerSecond} (${floor.get.requestsPerCpuSecond}), ${floor.get.p99Ms} ms | ${floor.post.requestsPerSecond} (${floor.post.requestsPerCpuSecond}), ${floor.post.p99Ms} ms | ${floor.startupMs} ms, ${f(floor.afterLoad.vmRssMb)} / ${f(floor.afterLoad.rssAnonMb)} MB | ${ratio(v.requestsPerSecond, floor.get.requestsPerSecond)}, ${ratio(v.requestsPerCpuSecond, floor.get.requestsPerCpuSecond)} | ${ratio(o.requestsPerSecond, floor.post.requestsPerSecond)}, ${ratio(o.requestsPerCpuSecond, floor.post.requestsPerCpuSecond)} | ${ratio(r["startupMs"] as number, floor.startupMs)} | ${ratio(m.vmRssMb, floor.afterLoad.vmRssMb)} | ${ratio(m.rssAnonMb, floor.afterLoad.rssAnonMb)} |`;
   }),
 ];
 const load1 = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

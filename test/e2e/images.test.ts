@@ -2,7 +2,7 @@
 // here, so each image's contents are assembled by the same script its build stage runs
 // (deploy/assemble.ts), and each command is run from them as the image's non-root user, with
 // the files not writable, against the real control plane.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmod, chown, copyFile, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -17,6 +17,8 @@ const BUN = join(ROOT, "node_modules/@oven/bun-linux-x64/bin/bun");
 /** The images' user (deploy/Dockerfile). */
 const UID = 65532;
 const isRoot = process.getuid?.() === 0;
+/** setpriv's arguments that switch to the images' user. */
+const SETPRIV_IMAGE_USER = [`--reuid=${UID}`, `--regid=${UID}`, "--clear-groups"];
 
 let work = "";
 let svcImage = "";
@@ -54,14 +56,7 @@ async function installed(image: string): Promise<string[]> {
 
 /** setpriv's arguments running `svc <args>` from an image's contents as the image's user. */
 function asImageUser(runtime: string, image: string, args: string[]): string[] {
-  return [
-    `--reuid=${UID}`,
-    `--regid=${UID}`,
-    "--clear-groups",
-    runtime,
-    join(image, "packages/cli/src/main.ts"),
-    ...args,
-  ];
+  return [...SETPRIV_IMAGE_USER, runtime, join(image, "packages/cli/src/main.ts"), ...args];
 }
 
 /** Runs a command of an image as its user (setpriv), and waits until `url` answers 200. */
@@ -216,6 +211,16 @@ describe.skipIf(!isRoot)("each command, run from its image as user 65532 (needs 
     ] as const) {
       const help = execFileSync("setpriv", asImageUser(runtime, image, ["--help"]), { encoding: "utf8" });
       expect(help).toContain("usage: svc <command>");
+    }
+  });
+
+  it("cannot write to its own files, as with a read-only root filesystem", () => {
+    for (const target of [svcImage, join(svcImage, "packages/cli/src"), sidecarImage]) {
+      const write = spawnSync("setpriv", [...SETPRIV_IMAGE_USER, "touch", join(target, "written")], {
+        encoding: "utf8",
+      });
+      expect(write.status, target).not.toBe(0);
+      expect(write.stderr).toContain("Permission denied");
     }
   });
 });
