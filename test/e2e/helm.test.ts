@@ -78,13 +78,20 @@ describe("the chart", () => {
       expect(helm(["lint", CHART, "--set", `profile=${profile}`])).toMatch(
         /1 chart\(s\) linted, 0 chart\(s\) failed/,
       );
-    let refused = "";
-    try {
-      helm(["template", "x", CHART, "--set", "profile=staging"]);
-    } catch (error) {
-      refused = String((error as { stderr?: string }).stderr);
-    }
-    expect(refused).toMatch(/profile/);
+    const refusal = (value: string) => {
+      try {
+        helm(["template", "x", CHART, "--set", value]);
+      } catch (error) {
+        return String((error as { stderr?: string }).stderr);
+      }
+      return "rendered";
+    };
+    expect(refusal("profile=staging")).toContain(
+      "at '/profile': value must be one of 'production', 'development'",
+    );
+    expect(refusal("operator.replicaz=2")).toContain(
+      "at '/operator': additional properties 'replicaz' not allowed",
+    );
   });
 
   it("ships the CRDs of deploy/crds unchanged", async () => {
@@ -299,11 +306,40 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
       "the envVar, the sidecar and the ConfigMap volume in Deployment web",
     );
     expect(template?.containers[0]?.env).toContainEqual({ name: "FLAG_RBAC_ENV", value: "on" });
-    const configMap = await kc
-      .makeApiClient(CoreV1Api)
-      .readNamespacedConfigMap({ namespace: workloads, name: "rbac-flags" });
-    expect(configMap.data?.["rbac-cm"]).toBe("on");
-    const roles = await kc.makeApiClient(RbacAuthorizationV1Api).listNamespacedRole({ namespace: workloads });
-    expect(roles.items.length).toBeGreaterThan(0);
+    // The ConfigMap is written apart from the workload: it may land just after it.
+    await eventually(
+      async () =>
+        (await kc.makeApiClient(CoreV1Api).listNamespacedConfigMap({ namespace: workloads })).items.find(
+          (c) => c.metadata?.name === "rbac-flags",
+        )?.data?.["rbac-cm"],
+      (value) => value === "on",
+      "the key rbac-cm in ConfigMap rbac-flags",
+    );
+    // Its phase change recorded as an Event on the flag (the operator only logs a refused one).
+    await eventually(
+      async () => (await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: workloads })).items,
+      (events) =>
+        events.some((e) => e.involvedObject.name === "rbac-env" && e.source?.component === "svc-operator"),
+      "an Event of svc-operator on the flag rbac-env",
+    );
+    // The sidecar reads its namespace's flags through the Role the operator granted (it holds
+    // those verbs); the Role may land just after the workload.
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const [role, binding] = await eventually(
+      async () => {
+        const named = <T extends { metadata?: { name?: string } }>(items: T[]) =>
+          items.find((item) => item.metadata?.name === "svc-flags-reader");
+        return [
+          named((await rbac.listNamespacedRole({ namespace: workloads })).items),
+          named((await rbac.listNamespacedRoleBinding({ namespace: workloads })).items),
+        ] as const;
+      },
+      ([r, b]) => r !== undefined && b !== undefined,
+      "the Role and RoleBinding svc-flags-reader",
+    );
+    expect(role?.rules).toEqual([
+      { apiGroups: [API_GROUP], resources: ["featureflags"], verbs: ["get", "list", "watch"] },
+    ]);
+    expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: "default", namespace: workloads }]);
   });
 });
