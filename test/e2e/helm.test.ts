@@ -266,14 +266,19 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
 
   let apiUrl = "";
 
-  it("logs in with the development profile's documented password, and delivers a flag of each kind", async () => {
-    const login = await fetch(`${apiUrl}/api/v1/auth/login`, {
+  /** A session of admin, logged in with the development profile's documented password. */
+  async function login(): Promise<string> {
+    const reply = await fetch(`${apiUrl}/api/v1/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ username: "admin", password: "admin-dev-password" }),
     });
-    expect(login.status).toBe(200);
-    const { token } = (await login.json()) as { token: string };
+    expect(reply.status).toBe(200);
+    return ((await reply.json()) as { token: string }).token;
+  }
+
+  it("logs in with the development profile's documented password, and delivers a flag of each kind", async () => {
+    const token = await login();
     const selector = { matchLabels: { app: "web" } };
     for (const [name, delivery] of [
       ["rbac-env", { envVar: { selector } }],
@@ -341,5 +346,43 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
       { apiGroups: [API_GROUP], resources: ["featureflags"], verbs: ["get", "list", "watch"] },
     ]);
     expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: "default", namespace: workloads }]);
+  });
+
+  it("registers a cluster (its credentials Secret and ClusterConnection) and removes it", async () => {
+    const token = await login();
+    // The same control plane as a second cluster, watching only an empty namespace.
+    const empty = await testNamespace(kc, "helm-rbac-remote");
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${apiUrl}/api/v1/clusters${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { "content-type": "application/json" } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const registered = await call("POST", "", {
+      id: "helm-remote",
+      displayName: "helm remote",
+      apiServer: kc.getCurrentCluster()?.server,
+      authMethod: "kubeconfig",
+      kubeconfig: await readFile(kubeconfigPath, "utf8"),
+      namespaces: [empty],
+    });
+    expect(registered.status, await registered.clone().text()).toBe(201);
+    const credentials = async () =>
+      (
+        await kc
+          .makeApiClient(CoreV1Api)
+          .listNamespacedSecret({ namespace, labelSelector: "svc.io/cluster=helm-remote" })
+      ).items;
+    expect(await credentials()).toHaveLength(1);
+    await eventually(
+      async () => ((await (await call("GET", "/helm-remote")).json()) as { status?: string }).status,
+      (status) => status === "Connected",
+      "cluster helm-remote connected",
+    );
+    expect((await call("DELETE", "/helm-remote")).status).toBeLessThan(300);
+    expect(await credentials()).toEqual([]);
   });
 });
