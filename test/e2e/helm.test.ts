@@ -94,6 +94,24 @@ describe("the chart", () => {
     );
   });
 
+  it("stores the development profile's documented password, or the one auth.adminPassword sets", () => {
+    const secretOf = (...values: string[]) =>
+      helm([
+        "template",
+        "x",
+        CHART,
+        "--show-only",
+        "templates/admin-secret.yaml",
+        ...values.flatMap((v) => ["--set", v]),
+      ]);
+    const b64 = (text: string) => Buffer.from(text).toString("base64");
+    expect(secretOf("profile=development")).toContain(`password: "${b64("admin-dev-password")}"`);
+    for (const profile of ["production", "development"])
+      expect(secretOf(`profile=${profile}`, "auth.adminPassword=Chosen-Pass-1")).toContain(
+        `password: "${b64("Chosen-Pass-1")}"`,
+      );
+  });
+
   it("ships the CRDs of deploy/crds unchanged", async () => {
     for (const file of ["featureflags.svc.io.yaml", "clusterconnections.svc.io.yaml"])
       expect(await readFile(join(CHART, "crds", file), "utf8")).toBe(
