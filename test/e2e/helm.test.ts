@@ -345,6 +345,32 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
         events.some((e) => e.involvedObject.name === "rbac-env" && e.source?.component === "svc-operator"),
       "an Event of svc-operator on the flag rbac-env",
     );
+    // Status written through the status subresource, of the flags and of the local cluster.
+    const objects = kc.makeApiClient(CustomObjectsApi);
+    await eventually(
+      async () =>
+        (await objects.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: "v1alpha1",
+          namespace: workloads,
+          plural: "featureflags",
+          name: "rbac-env",
+        })) as { status?: { phase?: string } },
+      (flag) => flag.status?.phase === "Delivered",
+      "flag rbac-env Delivered",
+    );
+    await eventually(
+      async () =>
+        (await objects.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: "v1alpha1",
+          namespace,
+          plural: CLUSTER_CONNECTION.plural,
+          name: "local",
+        })) as { status?: { phase?: string } },
+      (cluster) => cluster.status?.phase === "Connected",
+      "the local ClusterConnection Connected",
+    );
     // The sidecar reads its namespace's flags through the Role the operator granted (it holds
     // those verbs); the Role may land just after the workload.
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
