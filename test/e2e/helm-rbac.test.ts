@@ -1,11 +1,8 @@
-// The Helm chart deploy/helm/svc, with the pinned helm (hack/helm) against the real control
-// plane: it lints and renders in both profiles, the real kube-apiserver accepts every manifest
-// (dry-run and for real), the production password survives upgrades, and the API and the
-// operator deliver flags holding exactly the chart's RBAC (their ServiceAccounts' tokens).
-import { execFileSync } from "node:child_process";
-import { readFile, rm, writeFile, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+// The API server and the operator of the Helm chart holding exactly its RBAC (their
+// ServiceAccounts' tokens, not the admin's) against the real control plane: they deliver a flag
+// of each kind, write status and Events, grant the sidecar its Role, and register a cluster.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import {
   AppsV1Api,
   CoreV1Api,
@@ -19,168 +16,13 @@ import { ClusterRegistry } from "@svc/kube";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { adminPassword as passwordIn, helmSession } from "../support/helm.ts";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CHART = join(ROOT, "deploy/helm/svc");
-const HELM = join(process.env["SVC_HELM_BIN"] ?? join(ROOT, ".cache/helm/bin"), "helm");
-const KUBECTL = join(process.env["SVC_CONTROLPLANE_BIN"] ?? join(ROOT, ".cache/controlplane/bin"), "kubectl");
 const kc = testKubeConfig();
 const kubeconfigPath = inject("kubeconfigPath");
-const releases: { name: string; namespace: string }[] = [];
-let work = "";
-
-function helm(args: string[], input?: string): string {
-  return execFileSync(HELM, args, {
-    encoding: "utf8",
-    input,
-    env: {
-      ...process.env,
-      KUBECONFIG: kubeconfigPath,
-      HELM_CACHE_HOME: join(work, "cache"),
-      HELM_CONFIG_HOME: join(work, "config"),
-      HELM_DATA_HOME: join(work, "data"),
-    },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-}
-
-function kubectl(args: string[], input: string): string {
-  return execFileSync(KUBECTL, ["--kubeconfig", kubeconfigPath, ...args], { encoding: "utf8", input });
-}
-
-/** `helm install` into the namespace, uninstalled after the file. */
-function install(name: string, namespace: string, values: string[]): void {
-  helm(["install", name, CHART, "-n", namespace, ...values.flatMap((v) => ["--set", v])]);
-  releases.push({ name, namespace });
-}
-
-const adminPassword = async (namespace: string) =>
-  Buffer.from(
-    (await kc.makeApiClient(CoreV1Api).readNamespacedSecret({ namespace, name: "svc-admin" })).data?.[
-      "password"
-    ] ?? "",
-    "base64",
-  ).toString("utf8");
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "svc-helm-"));
-});
-
-afterAll(async () => {
-  for (const { name, namespace } of releases) helm(["uninstall", name, "-n", namespace]);
-  await rm(work, { recursive: true, force: true });
-});
-
-describe("the chart", () => {
-  it("lints in both profiles, and its schema refuses a bad value by name", () => {
-    for (const profile of ["production", "development"])
-      expect(helm(["lint", CHART, "--set", `profile=${profile}`])).toMatch(
-        /1 chart\(s\) linted, 0 chart\(s\) failed/,
-      );
-    const refusal = (value: string) => {
-      try {
-        helm(["template", "x", CHART, "--set", value]);
-      } catch (error) {
-        return String((error as { stderr?: string }).stderr);
-      }
-      return "rendered";
-    };
-    expect(refusal("profile=staging")).toContain(
-      "at '/profile': value must be one of 'production', 'development'",
-    );
-    expect(refusal("operator.replicaz=2")).toContain(
-      "at '/operator': additional properties 'replicaz' not allowed",
-    );
-  });
-
-  it("stores the development profile's documented password, or the one auth.adminPassword sets", () => {
-    const secretOf = (...values: string[]) =>
-      helm([
-        "template",
-        "x",
-        CHART,
-        "--show-only",
-        "templates/admin-secret.yaml",
-        ...values.flatMap((v) => ["--set", v]),
-      ]);
-    const b64 = (text: string) => Buffer.from(text).toString("base64");
-    expect(secretOf("profile=development")).toContain(`password: "${b64("admin-dev-password")}"`);
-    for (const profile of ["production", "development"])
-      expect(secretOf(`profile=${profile}`, "auth.adminPassword=Chosen-Pass-1")).toContain(
-        `password: "${b64("Chosen-Pass-1")}"`,
-      );
-  });
-
-  it("ships the CRDs of deploy/crds unchanged", async () => {
-    for (const file of ["featureflags.svc.io.yaml", "clusterconnections.svc.io.yaml"])
-      expect(await readFile(join(CHART, "crds", file), "utf8")).toBe(
-        await readFile(join(ROOT, "deploy/crds", file), "utf8"),
-      );
-  });
-
-  it.each(["production", "development"])(
-    "renders the %s profile into manifests the kube-apiserver accepts, dry-run and for real",
-    async (profile) => {
-      const namespace = await testNamespace(kc, `helm-${profile.slice(0, 4)}`);
-      const rendered = helm([
-        "template",
-        `r-${namespace}`,
-        CHART,
-        "-n",
-        namespace,
-        "--include-crds",
-        "--set",
-        `profile=${profile}`,
-        "--set",
-        "ingress.enabled=true",
-      ]);
-      for (const kind of [
-        "Deployment",
-        "Service",
-        "ServiceAccount",
-        "ClusterRole",
-        "Role",
-        "NetworkPolicy",
-        "Ingress",
-        "Secret",
-        "PersistentVolumeClaim",
-        "CustomResourceDefinition",
-      ])
-        expect(rendered, kind).toContain(`kind: ${kind}`);
-      // svc's own CRDs are installed already by another manager: the chart takes them over unchanged.
-      const apply = ["apply", "--server-side", "--force-conflicts", "--field-manager=helm-test", "-f", "-"];
-      kubectl([...apply, "--dry-run=server"], rendered);
-      kubectl(apply, rendered);
-      const deployments = await kc.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace });
-      expect(deployments.items.map((d) => d.metadata?.name).sort()).toEqual([
-        "svc-api",
-        "svc-dashboard",
-        "svc-operator",
-      ]);
-      kubectl(
-        ["delete", "--ignore-not-found", "--wait=false", "-f", "-"],
-        rendered
-          .split("\n---\n")
-          .filter((doc) => !doc.includes("kind: CustomResourceDefinition"))
-          .join("\n---\n"),
-      );
-    },
-  );
-
-  it("keeps the production profile's generated password across upgrades", async () => {
-    const namespace = await testNamespace(kc, "helm-prod");
-    install(`p-${namespace}`, namespace, ["profile=production"]);
-    const first = await adminPassword(namespace);
-    expect(first).toMatch(/^[A-Za-z0-9]{16}$/);
-    helm(["upgrade", `p-${namespace}`, CHART, "-n", namespace, "--set", "profile=production"]);
-    helm(["upgrade", `p-${namespace}`, CHART, "-n", namespace, "--set", "profile=production"]);
-    expect(await adminPassword(namespace)).toBe(first);
-    expect(helm(["get", "notes", `p-${namespace}`, "-n", namespace])).toContain(
-      "get secret svc-admin -o jsonpath='{.data.password}'",
-    );
-  });
-});
+const { work, install } = helmSession();
+const adminPassword = (namespace: string) => passwordIn(kc, namespace);
 
 describe("the API server and the operator with exactly the chart's RBAC", () => {
   let namespace = "";
@@ -196,7 +38,7 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
     });
     const cluster = kc.getCurrentCluster();
     if (cluster === null) throw new Error("no current cluster");
-    const file = join(work, `${account}.kubeconfig`);
+    const file = join(work(), `${account}.kubeconfig`);
     const as = new KubeConfig();
     as.loadFromOptions({
       clusters: [cluster],
@@ -257,7 +99,7 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
       SVC_API_HOST: "127.0.0.1",
       SVC_API_PORT: "0",
       SVC_METRICS_PORT: "0",
-      SVC_DATABASE_PATH: join(work, "svc.sqlite"),
+      SVC_DATABASE_PATH: join(work(), "svc.sqlite"),
       SVC_ADMIN_PASSWORD: await adminPassword(namespace),
       SVC_NAMESPACE: namespace,
       SVC_LOG_LEVEL: "silent",
