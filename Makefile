@@ -7,14 +7,14 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane helm postgres chromium dashboard check crds docs
+.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs
 
 CLUSTERS ?= 1
 
-dev: install controlplane dashboard
+dev: install controlplane node-deps dashboard
 	SVC_DEV_CLUSTERS=$(CLUSTERS) node packages/cli/src/main.ts dev
 
-test: install controlplane helm postgres chromium check
+test: install controlplane helm postgres chromium node-deps check
 	vitest run
 
 install: node_modules/.install-stamp
@@ -42,6 +42,18 @@ dashboard: install packages/dashboard/dist/index.html
 
 packages/dashboard/dist/index.html: $(DASHBOARD_SOURCES)
 	cd packages/dashboard && vite build --logLevel warn
+
+# The local node (packages/kube/src/testing/local-node.ts) runs pods with Debian's containerd,
+# runc and CNI plugins, and images are built with buildah; install them only when missing and
+# only as root (as on CI). Without them the tests that need a node are reported as skipped.
+NODE_PACKAGES := containerd runc containernetworking-plugins iptables iproute2 buildah
+node-deps:
+	@missing=""; for c in containerd runc iptables ip buildah; do command -v $$c >/dev/null || missing=1; done; \
+	test -x /usr/lib/cni/bridge || missing=1; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(NODE_PACKAGES); \
+		else echo "node-deps: not root, so $(NODE_PACKAGES) are not installed: the tests that need a node will be skipped"; fi; \
+	fi
 
 # The browser tests drive Debian's Chromium (never a downloaded browser); install it only when
 # it is not there (needs root, as on CI).

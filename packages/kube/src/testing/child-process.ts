@@ -84,14 +84,21 @@ export function onShutdownSignal(step: () => Promise<void>): () => void {
   return () => shutdownSteps.delete(step);
 }
 
-/** Removes `dir` when this process exits, unless the returned function is called first. */
-export function removeOnExit(dir: string): () => void {
+/**
+ * Runs `cleanup` (synchronous: the process is exiting) when this process exits, after supervised
+ * children were killed, unless the returned function is called first.
+ */
+export function runOnExit(cleanup: () => void): () => void {
   installExitHooks();
-  const cleanup = () => {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-  };
   cleanups.add(cleanup);
   return () => cleanups.delete(cleanup);
+}
+
+/** Removes `dir` when this process exits, unless the returned function is called first. */
+export function removeOnExit(dir: string): () => void {
+  return runOnExit(() => {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  });
 }
 
 export function superviseProcess(options: SuperviseOptions): SupervisedProcess {

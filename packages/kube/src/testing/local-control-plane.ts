@@ -1,8 +1,9 @@
 /**
  * A real Kubernetes control plane on this machine: etcd, kube-apiserver and
  * kube-controller-manager built by hack/controlplane/build.sh, on free loopback ports, in a
- * temporary folder. Used by the integration tests and by `svc dev`. No kubelet runs, so pods
- * stay Pending; everything above them (Deployments, ReplicaSets, RBAC, CRDs) is the real thing.
+ * temporary folder. Used by the integration tests and by `svc dev`. Pods stay Pending unless a
+ * node joins it (local-node.ts); everything above them (Deployments, ReplicaSets, RBAC, CRDs)
+ * is the real thing.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -12,6 +13,7 @@ import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
 import { removeOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
 export interface LocalControlPlane {
   /** Folder holding data, certificates, logs and the kubeconfig; removed by stop(). */
@@ -22,6 +24,11 @@ export interface LocalControlPlane {
   readonly kubeconfigPath: string;
   /** The kube-apiserver's audit log (JSON lines, one per write), when started with `auditLog`. */
   readonly auditLogPath: string | undefined;
+  /**
+   * The address pods reach the kube-apiserver at (the \`kubernetes\` Service's endpoint), when
+   * started with \`podNetworkAddress\`.
+   */
+  readonly podNetworkAddress: string | undefined;
   /** Process ids of etcd, kube-apiserver and kube-controller-manager. */
   readonly pids: readonly number[];
   /** Stops only kube-apiserver (etcd keeps the data): clients see the API become unreachable. */
@@ -29,6 +36,13 @@ export interface LocalControlPlane {
   /** Starts kube-apiserver again on the same address, with the same data and credentials. */
   startApiServer(): Promise<void>;
   kubeConfig(): KubeConfig;
+  /**
+   * Writes a kubeconfig that logs in as \`user\` in \`groups\` with a client certificate (the
+   * node's components: \`system:node:<name>\`, \`system:kube-scheduler\`...); returns its path.
+   */
+  kubeconfigFor(fileName: string, user: string, groups?: readonly string[]): Promise<string>;
+  /** The cluster's CA: it signed the kube-apiserver's certificates (a kubelet trusts its client certificate). */
+  readonly caPath: string;
   /** Stops every process and removes the folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -40,6 +54,11 @@ export interface StartOptions {
   parentDir?: string;
   /** Upper bound for each component to become ready. */
   readyTimeoutMs?: number;
+  /**
+   * Listen on every address and advertise this one (the pod network's gateway on this machine)
+   * as the \`kubernetes\` Service's endpoint, so that pods reach the API. Default: loopback only.
+   */
+  podNetworkAddress?: string;
   /** Record every write (create, update, patch, delete) in an audit log, to count a client's writes. */
   auditLog?: boolean;
 }
@@ -53,6 +72,10 @@ rules:
     verbs: [create, update, patch, delete, deletecollection]
   - level: None
 `;
+
+/** Services' addresses; the first is the \`kubernetes\` Service's. */
+const SERVICE_CIDR = "10.0.0.0/24";
+const SERVICE_IP = "10.0.0.1";
 
 const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
 
@@ -71,7 +94,7 @@ function startComponent(binDir: string, dir: string, name: string, args: string[
 }
 
 /** GET an https URL on loopback, trusting any certificate (used only before the CA is known). */
-function probe(url: string, token?: string): Promise<number> {
+export function probe(url: string, token?: string): Promise<number> {
   return new Promise((done) => {
     const req = request(
       url,
@@ -93,8 +116,14 @@ function probe(url: string, token?: string): Promise<number> {
   });
 }
 
-function kubeconfigYaml(server: string, caPem: string, token: string): string {
+type Credentials = { token: string } | { certPath: string; keyPath: string };
+
+function kubeconfigYaml(server: string, caPem: string, credentials: Credentials): string {
   const ca = Buffer.from(caPem).toString("base64");
+  const user =
+    "token" in credentials
+      ? `{token: "${credentials.token}"}`
+      : `{client-certificate: "${credentials.certPath}", client-key: "${credentials.keyPath}"}`;
   return [
     "apiVersion: v1",
     "kind: Config",
@@ -103,7 +132,7 @@ function kubeconfigYaml(server: string, caPem: string, token: string): string {
     `  cluster: {server: "${server}", certificate-authority-data: "${ca}"}`,
     "users:",
     `- name: admin`,
-    `  user: {token: "${token}"}`,
+    `  user: ${user}`,
     "contexts:",
     `- name: local`,
     `  context: {cluster: local, user: admin}`,
@@ -144,6 +173,24 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     await writeFile(saPub, publicKey.export({ type: "spki", format: "pem" }));
     const tokenFile = join(certDir, "tokens.csv");
     await writeFile(tokenFile, `${token},admin,admin,system:masters\n`);
+    const ca = await createCertificateAuthority(certDir);
+    const addresses = [
+      "127.0.0.1",
+      SERVICE_IP,
+      ...(options.podNetworkAddress === undefined ? [] : [options.podNetworkAddress]),
+    ];
+    const [serving, kubeletClient] = await Promise.all([
+      issueServingCertificate(ca, certDir, "apiserver", addresses, [
+        "kubernetes",
+        "kubernetes.default",
+        "kubernetes.default.svc",
+        "kubernetes.default.svc.cluster.local",
+        "localhost",
+      ]),
+      issueClientCertificate(ca, certDir, "apiserver-kubelet-client", "kube-apiserver-kubelet-client", [
+        "system:masters",
+      ]),
+    ]);
 
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
@@ -167,15 +214,22 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--secure-port=${apiPort}`,
-      "--bind-address=127.0.0.1",
-      "--advertise-address=127.0.0.1",
-      `--cert-dir=${certDir}`,
+      `--bind-address=${options.podNetworkAddress === undefined ? "127.0.0.1" : "0.0.0.0"}`,
+      `--advertise-address=${options.podNetworkAddress ?? "127.0.0.1"}`,
+      `--tls-cert-file=${serving.certPath}`,
+      `--tls-private-key-file=${serving.keyPath}`,
       `--token-auth-file=${tokenFile}`,
-      "--authorization-mode=RBAC",
+      `--client-ca-file=${ca.certPath}`,
+      `--kubelet-client-certificate=${kubeletClient.certPath}`,
+      `--kubelet-client-key=${kubeletClient.keyPath}`,
+      // A node's name is not in any DNS here: reach kubelets at their address.
+      "--kubelet-preferred-address-types=InternalIP",
+      // Node: a kubelet reads only its own pods' Secrets and ConfigMaps (as in production).
+      "--authorization-mode=Node,RBAC",
       `--service-account-key-file=${saPub}`,
       `--service-account-signing-key-file=${saKey}`,
       `--service-account-issuer=${server}`,
-      "--service-cluster-ip-range=10.0.0.0/24",
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
       "--allow-privileged=true",
       "--v=0",
     ];
@@ -200,16 +254,16 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     };
     await startApiServer();
 
-    const caPem = await readFile(join(certDir, "apiserver.crt"), "utf8");
+    const caPem = await readFile(ca.certPath, "utf8");
     const kubeconfigPath = join(dir, "kubeconfig");
-    await writeFile(kubeconfigPath, kubeconfigYaml(server, caPem, token), { mode: 0o600 });
+    await writeFile(kubeconfigPath, kubeconfigYaml(server, caPem, { token }), { mode: 0o600 });
 
     const kcm = startComponent(binDir, dir, "kube-controller-manager", [
       `--kubeconfig=${kubeconfigPath}`,
       `--secure-port=${kcmPort}`,
       "--bind-address=127.0.0.1",
       `--service-account-private-key-file=${saKey}`,
-      `--root-ca-file=${join(certDir, "apiserver.crt")}`,
+      `--root-ca-file=${ca.certPath}`,
       "--leader-elect=false",
       "--controllers=*",
       "--v=0",
@@ -222,6 +276,8 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       server,
       kubeconfigPath,
       auditLogPath,
+      podNetworkAddress: options.podNetworkAddress,
+      caPath: ca.certPath,
       get pids() {
         return components.map((c) => c.pid ?? -1);
       },
@@ -236,6 +292,12 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
         const kc = new KubeConfig();
         kc.loadFromFile(kubeconfigPath);
         return kc;
+      },
+      async kubeconfigFor(fileName, user, groups = []) {
+        const path = join(dir, `${fileName}.kubeconfig`);
+        const certificate = await issueClientCertificate(ca, certDir, fileName, user, groups);
+        await writeFile(path, kubeconfigYaml(server, caPem, certificate), { mode: 0o600 });
+        return path;
       },
       stop,
     };

@@ -1,0 +1,175 @@
+// The machine-wide state a local node creates outside its own folder, and its removal: the pod
+// network's bridge, network namespaces, iptables chains of the kubelet, kube-proxy and the CNI
+// plugins, mounts, kernel settings, and container processes that outlive their runtime.
+// Everything here is synchronous so that it can also run in an 'exit' hook, where a crashed run
+// has no event loop left.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+
+/** The pod network: one bridge on this machine, its gateway is the node's address. */
+export const POD_NETWORK = {
+  bridge: "svc-cni0",
+  subnet: "10.88.0.0/16",
+  gateway: "10.88.0.1",
+  prefixLength: 16,
+} as const;
+
+/** Kernel settings a node needs (routing between pods and Services, bridged traffic through iptables). */
+const SYSCTLS = ["net/ipv4/ip_forward", "net/bridge/bridge-nf-call-iptables"] as const;
+
+/** Chains made by the kubelet (KUBE-FIREWALL...), kube-proxy (KUBE-SERVICES...) and CNI (CNI-...). */
+const OUR_CHAIN = /^(KUBE-|CNI-)/;
+
+const NETNS_DIR = "/var/run/netns";
+
+function quiet(command: string, args: readonly string[]): { ok: boolean; out: string } {
+  const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return { ok: result.status === 0, out: `${result.stdout}${result.stderr}` };
+}
+
+/** What setUpHost changed, for tearDownHost to undo. */
+export interface HostState {
+  readonly sysctls: Record<string, string>;
+  readonly netnsBefore: readonly string[];
+}
+
+function listNetns(): string[] {
+  return existsSync(NETNS_DIR) ? readdirSync(NETNS_DIR) : [];
+}
+
+/** Sets the kernel settings and creates the bridge with the gateway address (the kubelet's node IP must exist). */
+export function setUpHost(): HostState {
+  const sysctls: Record<string, string> = {};
+  for (const name of SYSCTLS) {
+    const path = `/proc/sys/${name}`;
+    if (name.startsWith("net/bridge/") && !existsSync(path)) execFileSync("modprobe", ["br_netfilter"]);
+    sysctls[name] = readFileSync(path, "utf8").trim();
+    writeFileSync(path, "1");
+  }
+  const { bridge, gateway, prefixLength } = POD_NETWORK;
+  if (!quiet("ip", ["link", "show", bridge]).ok)
+    execFileSync("ip", ["link", "add", bridge, "type", "bridge"]);
+  quiet("ip", ["addr", "add", `${gateway}/${prefixLength}`, "dev", bridge]);
+  execFileSync("ip", ["link", "set", bridge, "up"]);
+  return { sysctls, netnsBefore: listNetns() };
+}
+
+/** Process ids whose command line contains `needle` (containerd's shims name their containerd's socket). */
+function processesMatching(test: (cmdline: string, cgroups: string) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      const cgroups = readFileSync(`/proc/${entry}/cgroup`, "utf8");
+      if (test(cmdline, cgroups)) pids.push(Number(entry));
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return pids;
+}
+
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
+ * Kills what a runtime left running: containerd's shims for the socket `containerdSocket`, and
+ * every process in the kubelet's pod cgroups (the containers; one node runs per machine).
+ */
+export function killContainers(containerdSocket: string): void {
+  killAll(
+    processesMatching((cmdline) => cmdline.includes("containerd-shim") && cmdline.includes(containerdSocket)),
+  );
+  killAll(processesMatching((_, cgroups) => cgroups.includes("/kubepods")));
+}
+
+/** Unmounts everything mounted under `dir` (container root filesystems, volumes), deepest first. */
+export function unmountUnder(dir: string): void {
+  const mounts = readFileSync("/proc/self/mounts", "utf8")
+    .split("\n")
+    .map((line) => line.split(" ")[1] ?? "")
+    .map((path) => path.replaceAll("\\040", " "))
+    .filter((path) => path === dir || path.startsWith(`${dir}/`))
+    .reverse();
+  for (const path of mounts) quiet("umount", ["-l", path]);
+}
+
+/** Deletes the iptables rules and chains of the kubelet, kube-proxy and CNI, in every table. */
+export function removeIptablesChains(): void {
+  for (const [save, restore] of [
+    ["iptables-save", "iptables-restore"],
+    ["ip6tables-save", "ip6tables-restore"],
+  ] as const) {
+    const dump = quiet(save, []);
+    if (!dump.ok) continue;
+    const script = iptablesRemovalScript(dump.out);
+    if (script !== "")
+      spawnSync(restore, ["--noflush"], { input: script, stdio: ["pipe", "ignore", "ignore"] });
+  }
+}
+
+/**
+ * The iptables-restore input that removes our chains from an iptables-save dump: rules that jump
+ * to them from other chains are deleted, then the chains are flushed and deleted.
+ */
+export function iptablesRemovalScript(dump: string): string {
+  const out: string[] = [];
+  let table = "";
+  let lines: string[] = [];
+  const flushTable = () => {
+    if (table !== "" && lines.length > 0) out.push(`*${table}`, ...lines, "COMMIT");
+    lines = [];
+  };
+  const ours: string[] = [];
+  for (const line of dump.split("\n")) {
+    if (line.startsWith("*")) {
+      flushTable();
+      table = line.slice(1);
+      ours.length = 0;
+    } else if (line.startsWith(":")) {
+      const chain = line.slice(1).split(" ")[0] ?? "";
+      if (OUR_CHAIN.test(chain)) ours.push(chain);
+    } else if (line.startsWith("-A ")) {
+      const chain = line.split(" ")[1] ?? "";
+      const target = / -[jg] (\S+)/.exec(line)?.[1] ?? "";
+      if (!OUR_CHAIN.test(chain) && OUR_CHAIN.test(target)) lines.push(`-D ${line.slice(3)}`);
+    } else if (line === "COMMIT") {
+      for (const chain of ours) lines.push(`-F ${chain}`);
+      for (const chain of ours) lines.push(`-X ${chain}`);
+    }
+  }
+  flushTable();
+  return out.length === 0 ? "" : `${out.join("\n")}\n`;
+}
+
+/** Network namespaces of pods that no process holds any more (the CNI plugin's "cni-..."). */
+function removeOrphanNetns(keep: readonly string[]): void {
+  for (const name of listNetns()) {
+    if (!name.startsWith("cni-") || keep.includes(name)) continue;
+    if (quiet("ip", ["netns", "pids", name]).out.trim() === "") quiet("ip", ["netns", "delete", name]);
+  }
+}
+
+/** Undoes setUpHost and what the node's components added; every step is tried. */
+export function tearDownHost(state: HostState | undefined, containerdSocket: string, dir: string): void {
+  killContainers(containerdSocket);
+  unmountUnder(dir);
+  removeOrphanNetns(state?.netnsBefore ?? []);
+  removeIptablesChains();
+  quiet("ip", ["link", "delete", POD_NETWORK.bridge]);
+  for (const [name, value] of Object.entries(state?.sysctls ?? {})) {
+    try {
+      writeFileSync(`/proc/sys/${name}`, value);
+    } catch {
+      // Left as set: harmless, and nothing else to try.
+    }
+  }
+}
