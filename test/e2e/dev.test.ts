@@ -45,6 +45,9 @@ async function startDev(env: Record<string, string>): Promise<RunningDev> {
       SVC_SIDECAR_PORT: "0",
       SVC_OPERATOR_METRICS_PORT: "0",
       SVC_DASHBOARD_PORT: "0",
+      // One node runs per machine, and the test run's own is up: svc dev runs without one here
+      // (its node is the same harness, tested by test/e2e/node-*.test.ts).
+      SVC_DEV_NODE: "false",
       ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],

@@ -32,6 +32,7 @@ const input: BannerInput = {
   apiUrl: "http://127.0.0.1:8090",
   apiMetricsUrl: "http://127.0.0.1:9090",
   sidecarUrl: "http://127.0.0.1:8514",
+  demoPods: [],
   operatorMetricsUrl: "http://127.0.0.1:9091",
   adminPassword: "s3cret-from-env",
   kubectlPath: "/bin/kubectl",
@@ -90,6 +91,34 @@ describe("devBanner", () => {
     expect(text).toContain("the password kept in the database of an earlier run");
     expect(text).toContain("none (could not log in to create them)");
     expect(text).toContain("logs             here (the control plane is your own cluster)");
+  });
+
+  it("without a node, says the demo pods stay Pending and points at the sidecar it runs itself", () => {
+    const lines = devBanner(input).split("\n");
+    expect(lines).toContain("  demo pods        none running (no local node: they stay Pending)");
+    expect(lines).toContain(
+      "  sidecar (demo)   http://127.0.0.1:8514/flags  (stream: http://127.0.0.1:8514/flags/stream)",
+    );
+  });
+
+  it("with a node, lists each demo pod's page and the sidecar inside the log-agent pod", () => {
+    const lines = devBanner({
+      ...input,
+      sidecarUrl: undefined,
+      demoPods: [
+        { name: "log-agent-x7k2p", ready: true, ip: "10.88.0.4" },
+        { name: "web-5d9c-abcde", ready: false, ip: undefined },
+      ],
+      clusters: [{ ...input.clusters[0], nodeLogsDir: "/run/node" }],
+    }).split("\n");
+    expect(lines).toContain(
+      "  sidecar (demo)   http://10.88.0.4:8514/flags  (in pod log-agent-x7k2p; stream: /flags/stream)",
+    );
+    expect(lines).toContain(
+      "  demo pods        log-agent-x7k2p         Ready      http://10.88.0.4:8080  (the flags it sees)",
+    );
+    expect(lines).toContain("                   web-5d9c-abcde          not Ready");
+    expect(lines).toContain("                   /run/node/*.log  (local's node)");
   });
 });
 

@@ -3,20 +3,22 @@ import { join, resolve } from "node:path";
 import { describeErrors, type FlagView } from "@svc/core";
 import { settingsReader, type Environment } from "@svc/core/settings";
 import { installCrds } from "@svc/kube";
-import { defaultBinDir, removeOnExit } from "@svc/kube/testing";
+import { defaultBinDir, localImageArchives, localNodeUnavailable, removeOnExit } from "@svc/kube/testing";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
 import { DevApiClient } from "../dev/api-client.ts";
 import { devBanner, type BannerCluster } from "../dev/banner.ts";
 import { kubeconfigCluster, prepareHub, startLocalCluster, type DevCluster } from "../dev/clusters.ts";
-import { createDemoWorkloads, DEMO_NAMESPACE, demoFlags } from "../dev/demo.ts";
+import { createDemoWorkloads, DEMO_NAMESPACE, demoFlags, demoPods, type DemoPod } from "../dev/demo.ts";
 import { startDevApi } from "./api.ts";
 
 /** The id of the second cluster of `make dev CLUSTERS=2`. */
 const SECOND_CLUSTER_ID = "east";
 /** Bound on waiting for the operator to deliver the demo flags before the banner shows their phase. */
 const DELIVERY_WAIT_MS = 60_000;
+/** Bound on waiting for the demo pods to be Ready (a rolling update after each delivery). */
+const PODS_WAIT_MS = 90_000;
 
 interface DevSettings {
   /** Where each run's folder (control planes, database) is made. */
@@ -25,6 +27,8 @@ interface DevSettings {
   clusters: number;
   /** Use the cluster of KUBECONFIG as the hub instead of starting one. */
   useKubeconfig: boolean;
+  /** Run a local node beside the hub's control plane, so that the demo pods really run. */
+  node: boolean;
 }
 
 export function parseDevSettings(env: Environment): DevSettings {
@@ -33,6 +37,7 @@ export function parseDevSettings(env: Environment): DevSettings {
     dir: resolve(read.text("SVC_DEV_DIR", ".dev")),
     clusters: read.integer("SVC_DEV_CLUSTERS", 1, { min: 1, max: 2 }),
     useKubeconfig: read.boolean("SVC_DEV_KUBECONFIG", false),
+    node: read.boolean("SVC_DEV_NODE", true),
   };
   if (read.errors.length > 0) throw new Error(describeErrors(read.errors));
   return settings;
@@ -65,13 +70,23 @@ export async function runDev(env: Environment = process.env): Promise<void> {
   removeOnExit(runDir);
 
   const started = Date.now();
+  // The node needs root and Debian's containerd (make node-deps) and the images (make images).
+  const missing =
+    settings.node && !settings.useKubeconfig
+      ? localNodeUnavailable({ imageArchives: localImageArchives() })
+      : [];
+  const withNode = settings.node && !settings.useKubeconfig && missing.length === 0;
+  if (missing.length > 0)
+    process.stdout.write(
+      `svc dev: no local node, so the demo pods stay Pending (SVC_DEV_NODE=false hides this). Missing:\n- ${missing.join("\n- ")}\n`,
+    );
   process.stdout.write(
     settings.useKubeconfig
       ? "svc dev: using the cluster of KUBECONFIG...\n"
-      : `svc dev: starting ${settings.clusters === 2 ? "two local control planes" : "a local control plane"} (etcd, kube-apiserver, kube-controller-manager)...\n`,
+      : `svc dev: starting ${settings.clusters === 2 ? "two local control planes" : "a local control plane"} (etcd, kube-apiserver, kube-controller-manager)${withNode ? " and a node (containerd, kubelet, kube-scheduler, kube-proxy)" : ""}...\n`,
   );
   const [hub, second] = await Promise.all([
-    settings.useKubeconfig ? kubeconfigCluster(env) : startLocalCluster(runDir),
+    settings.useKubeconfig ? kubeconfigCluster(env) : startLocalCluster(runDir, { withNode }),
     settings.clusters === 2 ? startLocalCluster(runDir) : undefined,
   ]);
   await prepareHub(hub);
@@ -107,17 +122,20 @@ export async function runDev(env: Environment = process.env): Promise<void> {
     await fillDemo(client, second, SECOND_CLUSTER_ID);
   }
 
-  // The sidecar as the operator injects it into the demo namespace's pods (the hub's).
-  const sidecar = await runSidecar(
-    configFromEnv({
-      SVC_SIDECAR_HOST: "127.0.0.1",
-      SVC_LOG_LEVEL: "warn",
-      ...env,
-      POD_NAMESPACE: DEMO_NAMESPACE,
-      KUBECONFIG: hub.kubeconfigPath,
-    }),
-  );
-  await sidecar.ready;
+  // With a node, the operator's sidecar runs in the demo DaemonSet's pod; without one, the same
+  // sidecar runs here, for the demo namespace.
+  const sidecar = withNode
+    ? undefined
+    : await runSidecar(
+        configFromEnv({
+          SVC_SIDECAR_HOST: "127.0.0.1",
+          SVC_LOG_LEVEL: "warn",
+          ...env,
+          POD_NAMESPACE: DEMO_NAMESPACE,
+          KUBECONFIG: hub.kubeconfigPath,
+        }),
+      );
+  await sidecar?.ready;
   const dashboardConfig = parseDashboardConfig({
     SVC_DASHBOARD_HOST: "127.0.0.1",
     SVC_LOG_LEVEL: "warn",
@@ -136,17 +154,20 @@ export async function runDev(env: Environment = process.env): Promise<void> {
       server: cluster.server,
       kubeconfigPath: cluster.kubeconfigPath,
       logsDir: cluster.logsDir,
+      nodeLogsDir: cluster.nodeLogsDir,
       demoFlags: flags,
     };
   };
   const clusters = [await bannerCluster(hub, hubId)] as [BannerCluster, ...BannerCluster[]];
+  const pods: DemoPod[] = withNode ? await demoPods(hub.kubeConfig, PODS_WAIT_MS) : [];
   if (second !== undefined) clusters.push(await bannerCluster(second, SECOND_CLUSTER_ID));
   process.stdout.write(
     devBanner({
       dashboardUrl: dashboard.url,
       apiUrl: api.url,
       apiMetricsUrl: api.metricsUrl,
-      sidecarUrl: sidecar.url,
+      sidecarUrl: sidecar?.url,
+      demoPods: pods,
       operatorMetricsUrl: operator.metricsUrl,
       adminPassword: api.adminPassword,
       kubectlPath: join(defaultBinDir(), "kubectl"),

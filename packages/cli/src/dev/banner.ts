@@ -1,6 +1,7 @@
 // What `svc dev` prints once everything runs: where each part answers, how to log in, and
 // whether the demo flags were delivered. A pure function of what was started.
 import { deliveryKind, type FlagView } from "@svc/core";
+import { DEMO_APP_PORT, DEMO_SIDECAR_PORT, type DemoPod } from "./demo.ts";
 
 export interface BannerCluster {
   id: string;
@@ -8,6 +9,8 @@ export interface BannerCluster {
   kubeconfigPath: string;
   /** Log folder of a local control plane; undefined for your own cluster. */
   logsDir: string | undefined;
+  /** The local node's folder (its components' logs), when one runs the demo pods. */
+  nodeLogsDir?: string | undefined;
   demoFlags: readonly FlagView[];
 }
 
@@ -15,7 +18,10 @@ export interface BannerInput {
   dashboardUrl: string;
   apiUrl: string;
   apiMetricsUrl: string;
-  sidecarUrl: string;
+  /** The sidecar svc dev runs itself when no node runs pods; undefined when it is in the demo pod. */
+  sidecarUrl: string | undefined;
+  /** The hub's demo pods on the local node (none without a node). */
+  demoPods: readonly DemoPod[];
   operatorMetricsUrl: string;
   /** The admin password in force, or undefined when an earlier database keeps its own. */
   adminPassword: string | undefined;
@@ -47,8 +53,19 @@ export function devBanner(input: BannerInput): string {
       `${cluster.id}/${flag.name} (${deliveryKind(flag.delivery)}): ${flag.status.phase}  ${flag.status.message}`.trimEnd(),
     ),
   );
-  const logs = input.clusters.flatMap((cluster) =>
-    cluster.logsDir === undefined ? [] : [`${cluster.logsDir}/*.log  (${cluster.id})`],
+  const logs = input.clusters.flatMap((cluster) => [
+    ...(cluster.logsDir === undefined ? [] : [`${cluster.logsDir}/*.log  (${cluster.id})`]),
+    ...(cluster.nodeLogsDir === undefined ? [] : [`${cluster.nodeLogsDir}/*.log  (${cluster.id}'s node)`]),
+  ]);
+  const agent = input.demoPods.find((pod) => pod.name.startsWith("log-agent-") && pod.ip !== undefined);
+  const sidecar =
+    input.sidecarUrl !== undefined
+      ? `${input.sidecarUrl}/flags  (stream: ${input.sidecarUrl}/flags/stream)`
+      : agent === undefined
+        ? "in the pod of DaemonSet log-agent (not running yet)"
+        : `http://${agent.ip}:${DEMO_SIDECAR_PORT}/flags  (in pod ${agent.name}; stream: /flags/stream)`;
+  const podRows = input.demoPods.map((pod) =>
+    `${pod.name.padEnd(24)}${pod.ready ? "Ready    " : "not Ready"}  ${pod.ip === undefined ? "" : `http://${pod.ip}:${DEMO_APP_PORT}  (the flags it sees)`}`.trimEnd(),
   );
   return [
     "",
@@ -56,7 +73,7 @@ export function devBanner(input: BannerInput): string {
     "",
     row("dashboard", `${input.dashboardUrl}  (${login})`),
     row("REST API", `${input.apiUrl}  (same login; metrics ${input.apiMetricsUrl}/metrics)`),
-    row("sidecar (demo)", `${input.sidecarUrl}/flags  (stream: ${input.sidecarUrl}/flags/stream)`),
+    row("sidecar (demo)", sidecar),
     row("operator", `metrics ${input.operatorMetricsUrl}/metrics`),
     ...rows(
       "clusters",
@@ -71,6 +88,7 @@ export function devBanner(input: BannerInput): string {
       `namespace ${input.demoNamespace}: Deployment web, StatefulSet cache, DaemonSet log-agent, and these flags:`,
     ),
     ...rows("", flagRows.length > 0 ? flagRows : ["none (could not log in to create them)"]),
+    ...rows("demo pods", podRows.length > 0 ? podRows : ["none running (no local node: they stay Pending)"]),
     ...rows("logs", logs.length > 0 ? logs : ["here (the control plane is your own cluster)"]),
     "",
   ].join("\n");

@@ -6,7 +6,13 @@ import { join } from "node:path";
 import { ApiException, ApiextensionsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { allCrds, SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, installCrds, waitFor } from "@svc/kube";
-import { onShutdownSignal, startLocalControlPlane } from "@svc/kube/testing";
+import {
+  localImageArchives,
+  onShutdownSignal,
+  POD_NETWORK,
+  startLocalControlPlane,
+  startLocalNode,
+} from "@svc/kube/testing";
 import { DEMO_NAMESPACE } from "./demo.ts";
 
 export interface DevCluster {
@@ -15,16 +21,34 @@ export interface DevCluster {
   kubeConfig: KubeConfig;
   /** Where a local control plane writes its logs; undefined for your own cluster. */
   logsDir: string | undefined;
+  /** The local node's log folder, when one runs pods for this cluster. */
+  nodeLogsDir?: string;
 }
 
-/** A local control plane (etcd, kube-apiserver, kube-controller-manager) in `parentDir`. */
-export async function startLocalCluster(parentDir: string): Promise<DevCluster> {
-  const controlPlane = await startLocalControlPlane({ parentDir });
+/**
+ * A local control plane (etcd, kube-apiserver, kube-controller-manager) in `parentDir`, with a
+ * node that runs its pods (containerd, kubelet, kube-scheduler, kube-proxy) when `withNode`.
+ */
+export async function startLocalCluster(parentDir: string, { withNode = false } = {}): Promise<DevCluster> {
+  const controlPlane = await startLocalControlPlane({
+    parentDir,
+    ...(withNode ? { podNetworkAddress: POD_NETWORK.gateway } : {}),
+  });
+  const node = withNode
+    ? await startLocalNode(controlPlane, {
+        parentDir,
+        imageArchives: localImageArchives(),
+        // A changed ConfigMap reaches the demo's mounted file within seconds.
+        syncFrequencySeconds: 10,
+      })
+    : undefined;
+  // On Ctrl-C the node stops first (a shutdown step: its pods go through the API while it runs).
   return {
     kubeconfigPath: controlPlane.kubeconfigPath,
     server: controlPlane.server,
     kubeConfig: controlPlane.kubeConfig(),
     logsDir: controlPlane.dir,
+    ...(node === undefined ? {} : { nodeLogsDir: node.dir }),
   };
 }
 
