@@ -159,7 +159,7 @@ else
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
   # npm trusts the system bundle, as Debian's npm does: a build that mounts its host's bundle
   # there (this script's does, for a TLS-inspecting proxy's CA) reaches the registry through it.
-  echo "cafile=/etc/ssl/certs/ca-certificates.crt" >"$rootfs/usr/local/lib/node_modules/npm/npmrc"
+  printf 'cafile=/etc/ssl/certs/ca-certificates.crt\nupdate-notifier=false\n' >"$rootfs/usr/local/lib/node_modules/npm/npmrc"
   ca_bundle "$rootfs"
   commit_rootfs "$NODE_BASE" "$rootfs" \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -205,9 +205,11 @@ bud=(buildah bud --layers --isolation chroot --network host --pull=never
 # nothing of it lands in an image.
 host_ca=/etc/ssl/certs/ca-certificates.crt
 [ -f "$host_ca" ] && bud+=(--volume "$host_ca:$host_ca:ro")
-# The context as .dockerignore leaves it, hashed (git's view: tracked and untracked, not ignored).
+# The context, hashed: git's view (tracked and untracked, not ignored) less what .dockerignore
+# keeps out of it (this list may leave out less than .dockerignore does, never more).
 context_hash=$(cd "$root" && git ls-files -co --exclude-standard -z |
-  grep -z -v -E '^(\.ci|bench|docs|test|deploy/demo-app|deploy/helm)/|\.md$' |
+  grep -z -v -E '^(\.ci|bench|docs|test|hack|deploy/demo-app|deploy/helm|packages/[^/]+/test)/|\.md$' |
+  grep -z -v -x -E 'Makefile|eslint\.config\.js|vitest\.config\.ts|\.prettierrc\.json|\.prettierignore' |
   while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
   xargs -0 sha256sum | hash_stdin)
 for target in svc sidecar; do
