@@ -7,14 +7,14 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs
+.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs images
 
 CLUSTERS ?= 1
 
-dev: install controlplane node-deps dashboard
+dev: install controlplane node-deps dashboard images
 	SVC_DEV_CLUSTERS=$(CLUSTERS) node packages/cli/src/main.ts dev
 
-test: install controlplane helm postgres chromium node-deps check
+test: install controlplane helm postgres chromium node-deps images check
 	vitest run
 
 install: node_modules/.install-stamp
@@ -25,6 +25,12 @@ node_modules/.install-stamp: package.json package-lock.json $(wildcard packages/
 
 controlplane:
 	hack/controlplane/build.sh
+
+# The container images the local node runs (pause, svc, sidecar, demo app), built with buildah
+# from deploy/Dockerfile on Debian-package bases into .cache/images/*.tar; unchanged ones are
+# skipped. docs/container-images.md.
+images: install
+	hack/images/build.sh
 
 # helm, for the chart's tests, built from its pinned Go module like the control plane.
 helm:
