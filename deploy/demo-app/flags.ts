@@ -9,8 +9,39 @@ export interface FlagView {
   files: Record<string, string>;
   /** The sidecar's GET /flags, `{ error }` when it failed, null when no sidecar is configured. */
   sidecar: unknown;
+  /** Its subscription to the sidecar's /flags/stream; null when no sidecar is configured. */
+  stream: StreamView | null;
   hostname: string;
   startedAt: string;
+}
+
+export interface StreamView {
+  connected: boolean;
+  /** Events received since start (the snapshot on each connection, then every change). */
+  events: number;
+  /** The last one, as "<event> <data>". */
+  lastEvent: string | null;
+}
+
+/**
+ * Splits server-sent events off the text received so far: the complete records (a blank line
+ * ends one) as "<event> <data>" (comments and heartbeats have no event name and are dropped),
+ * and the incomplete rest to keep for the next chunk.
+ */
+export function takeEvents(buffer: string): { events: string[]; rest: string } {
+  const events: string[] = [];
+  let rest = buffer;
+  for (let end = rest.indexOf("\n\n"); end !== -1; end = rest.indexOf("\n\n")) {
+    const lines = rest.slice(0, end).split("\n");
+    rest = rest.slice(end + 2);
+    const name = lines.find((line) => line.startsWith("event: "))?.slice("event: ".length);
+    const data = lines
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => line.slice("data: ".length))
+      .join("\n");
+    if (name !== undefined) events.push(`${name} ${data}`);
+  }
+  return { events, rest };
 }
 
 export const ENV_PREFIX = "FLAG_";
@@ -82,6 +113,7 @@ ${table("Environment (FLAG_*)", view.env)}
 ${table("Files (configMap/key)", view.files)}
 <h2>Sidecar</h2>
 ${sidecar}
+${view.stream === null ? "" : `<p>Change stream: ${view.stream.connected ? "connected" : "not connected"}, ${view.stream.events} events; last: <code>${escapeHtml(view.stream.lastEvent ?? "none")}</code></p>`}
 </body>
 </html>
 `;

@@ -3,7 +3,8 @@
 // dependencies, as a non-root user on a read-only root filesystem (it writes nothing).
 //   GET /            a small HTML page of the view below
 //   GET /flags.json  {env: FLAG_* variables, files: "<configMap>/<key>" → content under
-//                    SVC_FLAGS_DIR, sidecar: the sidecar's GET /flags, hostname, startedAt}
+//                    SVC_FLAGS_DIR, sidecar: the sidecar's GET /flags, stream: what its
+//                    subscription to the sidecar's /flags/stream received, hostname, startedAt}
 //   GET /healthz     200
 // Settings: PORT (default 8080; 0 picks a free one), HOST (default all addresses),
 // SVC_FLAGS_DIR (default /etc/svc-flags), SVC_SIDECAR_PORT (the sidecar on 127.0.0.1; unset:
@@ -12,7 +13,16 @@ import { readdir, readFile } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { envFlags, type FlagView, isFlagEntry, renderPage, sidecarPort } from "./flags.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  envFlags,
+  type FlagView,
+  isFlagEntry,
+  renderPage,
+  sidecarPort,
+  type StreamView,
+  takeEvents,
+} from "./flags.ts";
 
 const startedAt = new Date().toISOString();
 const flagsDir = process.env.SVC_FLAGS_DIR ?? "/etc/svc-flags";
@@ -64,9 +74,43 @@ async function readSidecar(): Promise<unknown> {
   }
 }
 
+const stream: StreamView = { connected: false, events: 0, lastEvent: null };
+
+/** Follows the sidecar's change stream for the life of the process, reconnecting after a second. */
+async function followStream(port: number): Promise<never> {
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/flags/stream`);
+      if (response.ok && response.body !== null) {
+        stream.connected = true;
+        const decoder = new TextDecoder();
+        let buffer = "";
+        for await (const chunk of response.body) {
+          const { events, rest } = takeEvents(buffer + decoder.decode(chunk, { stream: true }));
+          buffer = rest;
+          stream.events += events.length;
+          stream.lastEvent = events.at(-1) ?? stream.lastEvent;
+        }
+      }
+    } catch {
+      // Not listening yet, or gone: try again.
+    }
+    stream.connected = false;
+    await sleep(1000);
+  }
+}
+if (sidecar !== undefined) void followStream(sidecar);
+
 async function view(): Promise<FlagView> {
   const [files, sidecarFlags] = await Promise.all([readFlagFiles(), readSidecar()]);
-  return { env: envFlags(process.env), files, sidecar: sidecarFlags, hostname: hostname(), startedAt };
+  return {
+    env: envFlags(process.env),
+    files,
+    sidecar: sidecarFlags,
+    stream: sidecar === undefined ? null : { ...stream },
+    hostname: hostname(),
+    startedAt,
+  };
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {

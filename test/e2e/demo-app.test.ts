@@ -9,7 +9,14 @@ import type { AddressInfo } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envFlags, escapeHtml, isFlagEntry, renderPage, sidecarPort } from "../../deploy/demo-app/flags.ts";
+import {
+  envFlags,
+  escapeHtml,
+  isFlagEntry,
+  renderPage,
+  sidecarPort,
+  takeEvents,
+} from "../../deploy/demo-app/flags.ts";
 
 const SERVER = resolve(import.meta.dirname, "../../deploy/demo-app/server.ts");
 
@@ -30,6 +37,18 @@ describe("demo app: pure part", () => {
     ).toEqual(["color", "max-items"]);
   });
 
+  it("splits server-sent events at blank lines, drops heartbeats and keeps a partial record", () => {
+    expect(
+      takeEvents(
+        'id: 1\nevent: snapshot\ndata: {"name":"a"}\n\n: heartbeat\n\nid: 2\nevent: change\ndata: {"na',
+      ),
+    ).toEqual({ events: ['snapshot {"name":"a"}'], rest: 'id: 2\nevent: change\ndata: {"na' });
+    expect(takeEvents('id: 2\nevent: change\ndata: {"name":"b"}\n\n')).toEqual({
+      events: ['change {"name":"b"}'],
+      rest: "",
+    });
+  });
+
   it("reads the sidecar's port, and refuses a bad one", () => {
     expect(sidecarPort(undefined)).toBeUndefined();
     expect(sidecarPort("")).toBeUndefined();
@@ -43,6 +62,7 @@ describe("demo app: pure part", () => {
       env: { FLAG_BANNER: "<b>hi</b>" },
       files: { "demo-flags/color": "blue & green" },
       sidecar: null,
+      stream: null,
       hostname: "pod-1",
       startedAt: "2026-11-23T19:00:00.000Z",
     });

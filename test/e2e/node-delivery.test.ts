@@ -204,20 +204,16 @@ describeOnNode("flags seen by running pods on a real node", () => {
       defaultValue: "true",
       delivery: { sidecar: { port: 8601, selector: selector("sc-noauth") } },
     });
-    const pod = await eventually(
+    const appReadyBesideSidecar = (p: V1Pod) =>
+      p.spec?.initContainers?.some((c) => c.name === SIDECAR_CONTAINER_NAME) === true &&
+      p.status?.containerStatuses?.some((s) => s.name === "app" && s.ready) === true;
+    const pods = await eventually(
       async () => (await core.listNamespacedPod({ namespace: ns, labelSelector: "app=sc-noauth" })).items,
-      (pods) =>
-        pods.some(
-          (p) =>
-            p.spec?.initContainers?.some((c) => c.name === SIDECAR_CONTAINER_NAME) === true &&
-            p.status?.containerStatuses?.some((s) => s.name === "app" && s.ready) === true,
-        ),
+      (items) => items.some(appReadyBesideSidecar),
       "the app container ready beside a sidecar without API access",
       120_000,
     );
-    const running = pod.find((p) =>
-      p.status?.containerStatuses?.some((s) => s.name === "app" && s.ready),
-    ) as V1Pod;
+    const running = pods.find(appReadyBesideSidecar) as V1Pod;
     expect(running.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("False");
     expect(running.status?.initContainerStatuses?.find((s) => s.name === SIDECAR_CONTAINER_NAME)?.ready).toBe(
       false,

@@ -61,13 +61,14 @@ export async function getFromPod(
   pod: string,
   port: number,
   path: string,
-): Promise<string> {
+): Promise<unknown> {
   const core = kc.makeApiClient(CoreV1Api);
+  // The client parses a JSON answer itself, and returns any other as text.
   return core.connectGetNamespacedPodProxyWithPath({ name: `${pod}:${port}`, namespace, path });
 }
 
 export async function seenFlags(kc: KubeConfig, namespace: string, pod: string): Promise<SeenFlags> {
-  return JSON.parse(await getFromPod(kc, namespace, pod, DEMO_PORT, "flags.json")) as SeenFlags;
+  return (await getFromPod(kc, namespace, pod, DEMO_PORT, "flags.json")) as SeenFlags;
 }
 
 const isReady = (pod: V1Pod) =>
