@@ -47,7 +47,13 @@ fi
 
 mkdir -p "$out"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Working containers this script made, removed whatever happens (buildah keeps them otherwise).
+containers=()
+cleanup() {
+  for c in "${containers[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 script_hash=$(sha256sum "$0" | cut -d' ' -f1)
 total_start=$(date +%s)
 
@@ -75,6 +81,7 @@ commit_rootfs() {
   shift 2
   local ctr
   ctr=$(buildah from --quiet scratch)
+  containers+=("$ctr")
   buildah add --quiet "$ctr" "$rootfs" / >/dev/null
   buildah config "$@" "$ctr"
   buildah commit --quiet --rm "$ctr" "$name" >/dev/null
@@ -128,6 +135,7 @@ else
   gcc -Os -Wall -Werror -static -DVERSION="v3.10-svc-$kube_version" -o "$work/pause/pause" "$pause_c"
   strip "$work/pause/pause"
   ctr=$(buildah from --quiet scratch)
+  containers+=("$ctr")
   buildah copy --quiet "$ctr" "$work/pause/pause" /pause >/dev/null
   buildah config --entrypoint '["/pause"]' --user 65535:65535 "$ctr"
   buildah commit --quiet --rm "$ctr" "$PAUSE_IMAGE" >/dev/null
@@ -199,7 +207,7 @@ fi
 
 # 3. The product images: deploy/Dockerfile as it is, on the bases above. Its build stage runs
 # `npm ci` against the npm registry (the host's network; chroot isolation needs no CNI).
-bud=(buildah bud --layers --isolation chroot --network host --pull=never
+bud=(buildah bud --layers --force-rm --isolation chroot --network host --pull=never
   --build-arg "NODE_IMAGE=$NODE_BASE" --build-arg "BASE_IMAGE=$RUNTIME_BASE")
 # The build's RUN steps trust what the host trusts (here, a TLS-inspecting proxy's CA too);
 # nothing of it lands in an image.
@@ -212,6 +220,7 @@ context_hash=$(cd "$root" && git ls-files -co --exclude-standard -z |
   grep -z -v -x -E 'Makefile|eslint\.config\.js|vitest\.config\.ts|\.prettierrc\.json|\.prettierignore' |
   while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
   xargs -0 sha256sum | hash_stdin)
+built_products=0
 for target in svc sidecar; do
   if [ $target = svc ]; then name=$SVC_IMAGE; else name=$SIDECAR_IMAGE; fi
   stamp=$(echo "$script_hash $node_base_stamp $runtime_base_stamp $context_hash" | hash_stdin)
@@ -223,6 +232,7 @@ for target in svc sidecar; do
   "${bud[@]}" -f "$root/deploy/Dockerfile" --target $target -t "$name" "$root" >"$work/bud-$target.log" 2>&1 ||
     { tail -n 60 "$work/bud-$target.log" >&2; echo "images: building $name failed" >&2; exit 1; }
   export_image "$name" $target.tar "$stamp" "$start"
+  built_products=1
 done
 
 # 4. The demo application, on the Node base.
@@ -237,5 +247,9 @@ else
     { tail -n 60 "$work/bud-demo.log" >&2; echo "images: building $DEMO_IMAGE failed" >&2; exit 1; }
   export_image "$DEMO_IMAGE" demo.tar "$stamp" "$start"
 fi
+
+# A product build leaves its build stage (1.3 GB: the full npm install) untagged in the store:
+# drop such leftovers once every image is written (the stamps, not them, skip unchanged builds).
+if [ "$built_products" = 1 ]; then buildah rmi --prune >/dev/null 2>&1 || true; fi
 
 echo "images: done in $(($(date +%s) - total_start))s ($out)"
