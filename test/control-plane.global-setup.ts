@@ -58,5 +58,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await node?.stop();
     await controlPlane.stop();
+    // The node's teardown is checked on every run: a leftover fails it.
+    const leftovers = node?.leftovers() ?? [];
+    if (leftovers.length > 0)
+      throw new Error(`the local node left state on this machine:\n- ${leftovers.join("\n- ")}`);
   };
 }

@@ -19,7 +19,16 @@ import { freeLoopbackPort } from "../ports.ts";
 import { waitFor } from "../wait.ts";
 import { onShutdownSignal, runOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
 import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
-import { POD_NETWORK, setUpHost, tearDownHost, type HostState } from "./node-host.ts";
+import {
+  hostLeftovers,
+  lockHost,
+  nodeOwner,
+  POD_NETWORK,
+  setUpHost,
+  tearDownHost,
+  unlockHost,
+  type HostState,
+} from "./node-host.ts";
 
 const run = promisify(execFile);
 
@@ -71,6 +80,8 @@ export interface LocalNode {
   readonly startupMs: number;
   /** Stops every component and removes the node's state from the machine. Safe to call twice. */
   stop(): Promise<void>;
+  /** After stop(): what is still on the machine (expected: nothing), one line each. */
+  leftovers(): string[];
 }
 
 function hasCommand(name: string): boolean {
@@ -101,6 +112,11 @@ export function localNodeUnavailable(
     if (!existsSync(archive)) missing.push(`the image archive ${archive} (make images)`);
   if (!existsSync("/sys/fs/cgroup/memory") && !existsSync("/sys/fs/cgroup/cgroup.controllers"))
     missing.push("cgroups mounted at /sys/fs/cgroup");
+  const owner = nodeOwner();
+  if (owner !== undefined)
+    missing.push(
+      `the machine's node: process ${owner} runs one (one per machine: a bridge and iptables chains)`,
+    );
   return missing;
 }
 
@@ -227,7 +243,14 @@ export async function startLocalNode(
   const cleanUpMachine = () => {
     tearDownHost(host, socket, dir);
     spawnSync("rm", ["-rf", dir]);
+    unlockHost();
   };
+  try {
+    lockHost(socket);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   const forgetExitCleanup = runOnExit(cleanUpMachine);
   const start = (binary: string, args: string[]) => {
     const component = superviseProcess({
@@ -350,6 +373,7 @@ export async function startLocalNode(
         return components.map((c) => c.pid ?? -1);
       },
       stop,
+      leftovers: () => hostLeftovers(socket, dir),
     };
   } catch (error) {
     await stop();

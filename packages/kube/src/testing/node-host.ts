@@ -4,7 +4,7 @@
 // Everything here is synchronous so that it can also run in an 'exit' hook, where a crashed run
 // has no event loop left.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
 /** The pod network: one bridge on this machine, its gateway is the node's address. */
 export const POD_NETWORK = {
@@ -21,6 +21,50 @@ const SYSCTLS = ["net/ipv4/ip_forward", "net/bridge/bridge-nf-call-iptables"] as
 const OUR_CHAIN = /^(KUBE-|CNI-)/;
 
 const NETNS_DIR = "/var/run/netns";
+
+/** Who runs this machine's node: "<pid> <containerd socket>". */
+const LOCK_PATH = "/run/svc-local-node.lock";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The process id of the live process that runs this machine's node, if another does. */
+export function nodeOwner(): number | undefined {
+  if (!existsSync(LOCK_PATH)) return undefined;
+  const pid = Number(readFileSync(LOCK_PATH, "utf8").split(" ")[0]);
+  return Number.isInteger(pid) && pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
+/**
+ * Takes the machine's node for this process. A lock left by a process that died without its exit
+ * hooks (SIGKILL) means its node's state is still on the machine: it is removed first.
+ */
+export function lockHost(containerdSocket: string): void {
+  const owner = nodeOwner();
+  if (owner !== undefined)
+    throw new Error(
+      `process ${owner} already runs a local node on this machine (one at a time: it owns ${POD_NETWORK.bridge} and the KUBE-/CNI- iptables chains)`,
+    );
+  if (existsSync(LOCK_PATH)) {
+    const [, socket = "", dir = ""] = readFileSync(LOCK_PATH, "utf8").trim().split(" ");
+    tearDownHost(undefined, socket, dir);
+  }
+  writeFileSync(
+    LOCK_PATH,
+    `${process.pid} ${containerdSocket} ${containerdSocket.slice(0, containerdSocket.lastIndexOf("/"))}\n`,
+  );
+}
+
+export function unlockHost(): void {
+  if (existsSync(LOCK_PATH) && Number(readFileSync(LOCK_PATH, "utf8").split(" ")[0]) === process.pid)
+    rmSync(LOCK_PATH, { force: true });
+}
 
 function quiet(command: string, args: readonly string[]): { ok: boolean; out: string } {
   const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -54,7 +98,7 @@ export function setUpHost(): HostState {
   return { sysctls, netnsBefore: listNetns() };
 }
 
-/** Process ids whose command line contains `needle` (containerd's shims name their containerd's socket). */
+/** Process ids whose command line and cgroups pass `test`. */
 function processesMatching(test: (cmdline: string, cgroups: string) => boolean): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
@@ -91,15 +135,17 @@ export function killContainers(containerdSocket: string): void {
   killAll(processesMatching((_, cgroups) => cgroups.includes("/kubepods")));
 }
 
-/** Unmounts everything mounted under `dir` (container root filesystems, volumes), deepest first. */
-export function unmountUnder(dir: string): void {
-  const mounts = readFileSync("/proc/self/mounts", "utf8")
+function mountsUnder(dir: string): string[] {
+  return readFileSync("/proc/self/mounts", "utf8")
     .split("\n")
     .map((line) => line.split(" ")[1] ?? "")
     .map((path) => path.replaceAll("\\040", " "))
-    .filter((path) => path === dir || path.startsWith(`${dir}/`))
-    .reverse();
-  for (const path of mounts) quiet("umount", ["-l", path]);
+    .filter((path) => dir !== "" && (path === dir || path.startsWith(`${dir}/`)));
+}
+
+/** Unmounts everything mounted under `dir` (container root filesystems, volumes), deepest first. */
+export function unmountUnder(dir: string): void {
+  for (const path of mountsUnder(dir).reverse()) quiet("umount", ["-l", path]);
 }
 
 /** Deletes the iptables rules and chains of the kubelet, kube-proxy and CNI, in every table. */
@@ -158,9 +204,34 @@ function removeOrphanNetns(keep: readonly string[]): void {
   }
 }
 
+/**
+ * What a node left on the machine after its teardown, one line each (none expected): the bridge,
+ * iptables chains, pod network namespaces, shims or container processes, mounts under `dir`.
+ */
+export function hostLeftovers(containerdSocket: string, dir: string): string[] {
+  const left: string[] = [];
+  if (quiet("ip", ["link", "show", POD_NETWORK.bridge]).ok) left.push(`the bridge ${POD_NETWORK.bridge}`);
+  const chains = quiet("iptables-save", [])
+    .out.split("\n")
+    .filter((line) => /^:(KUBE-|CNI-)/.test(line));
+  if (chains.length > 0)
+    left.push(`iptables chains ${chains.map((line) => line.slice(1).split(" ")[0]).join(", ")}`);
+  const netns = listNetns().filter((name) => name.startsWith("cni-"));
+  if (netns.length > 0) left.push(`network namespaces ${netns.join(", ")}`);
+  const processes = processesMatching(
+    (cmdline, cgroups) =>
+      (cmdline.includes("containerd-shim") && cmdline.includes(containerdSocket)) ||
+      cgroups.includes("/kubepods"),
+  );
+  if (processes.length > 0) left.push(`processes ${processes.join(", ")}`);
+  const mounts = mountsUnder(dir);
+  if (mounts.length > 0) left.push(`mounts ${mounts.join(", ")}`);
+  return left;
+}
+
 /** Undoes setUpHost and what the node's components added; every step is tried. */
 export function tearDownHost(state: HostState | undefined, containerdSocket: string, dir: string): void {
-  killContainers(containerdSocket);
+  if (containerdSocket !== "") killContainers(containerdSocket);
   unmountUnder(dir);
   removeOrphanNetns(state?.netnsBefore ?? []);
   removeIptablesChains();
