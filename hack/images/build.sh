@@ -97,8 +97,8 @@ debian_rootfs() {
   mmdebstrap --quiet --mode=root --variant=extract --include="$packages" \
     --dpkgopt='path-exclude=/usr/share/doc/*' "$SUITE" "$dir" >"$work/mmdebstrap.log" 2>&1 ||
     { cat "$work/mmdebstrap.log" >&2; return 1; }
-  rm -rf "$dir"/usr/share/{doc,man,info,locale,lintian,bug} "$dir"/var/cache/* "$dir"/var/lib/apt/lists/* \
-    "$dir"/var/log/* "$dir"/dev/*
+  rm -rf "${dir:?}"/usr/share/{doc,man,info,locale,lintian,bug} "${dir:?}"/var/cache/* \
+    "${dir:?}"/var/lib/apt/lists/* "${dir:?}"/var/log/* "${dir:?}"/dev/*
   # Users (root and the images' numeric non-root user) and a world-writable /tmp.
   printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$dir/etc/passwd"
   printf 'root:x:0:\nnonroot:x:65532:\n' >"$dir/etc/group"
@@ -193,8 +193,9 @@ else
   # Keep glibc (and libgcc, its dependency) and the files the base folders hold.
   rootfs=$work/runtime-base
   mkdir -p "$rootfs"
-  (cd "$full" && tar -cf - etc/passwd etc/group tmp home root lib64 \
-    $(cd "$full" && ls -d lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu 2>/dev/null)) | tar -xf - -C "$rootfs"
+  keep=(etc/passwd etc/group tmp home root lib64)
+  for lib in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do [ ! -d "$full/$lib" ] || keep+=("$lib"); done
+  (cd "$full" && tar -cf - "${keep[@]}") | tar -xf - -C "$rootfs"
   ca_bundle "$rootfs"
   # Only glibc's and libgcc's libraries of those folders (no OpenSSL, perl or zlib).
   find "$rootfs" -path '*/x86_64-linux-gnu/*' \( -type f -o -type l \) \
