@@ -46,6 +46,10 @@ fi
 [ "$(id -u)" = 0 ] || { echo "images: buildah runs as root here (overlay storage, chroot isolation)" >&2; exit 1; }
 
 mkdir -p "$out"
+# One build at a time per archive folder (two work trees may share it, and they share buildah's
+# store: a build's final prune would remove the other's build stage under it).
+exec 9>"$out/.lock"
+flock -n 9 || { echo "images: waiting for another build of the images in $out"; flock 9; }
 work=$(mktemp -d)
 # Working containers this script made, removed whatever happens (buildah keeps them otherwise).
 containers=()
@@ -93,8 +97,8 @@ debian_rootfs() {
   mmdebstrap --quiet --mode=root --variant=extract --include="$packages" \
     --dpkgopt='path-exclude=/usr/share/doc/*' "$SUITE" "$dir" >"$work/mmdebstrap.log" 2>&1 ||
     { cat "$work/mmdebstrap.log" >&2; return 1; }
-  rm -rf "$dir"/usr/share/{doc,man,info,locale,lintian,bug} "$dir"/var/cache/* "$dir"/var/lib/apt/lists/* \
-    "$dir"/var/log/* "$dir"/dev/*
+  rm -rf "${dir:?}"/usr/share/{doc,man,info,locale,lintian,bug} "${dir:?}"/var/cache/* \
+    "${dir:?}"/var/lib/apt/lists/* "${dir:?}"/var/log/* "${dir:?}"/dev/*
   # Users (root and the images' numeric non-root user) and a world-writable /tmp.
   printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$dir/etc/passwd"
   printf 'root:x:0:\nnonroot:x:65532:\n' >"$dir/etc/group"
@@ -114,10 +118,10 @@ ca_bundle() {
   cp "$work/ca-certificates.crt" "$dir/etc/ssl/certs/ca-certificates.crt"
 }
 
-# The versions a base takes from the apt mirror: packages and their dependencies as resolved now.
+# The versions a base takes from the apt mirror: its named packages' candidates as apt sees now.
 debian_versions() {
-  apt-get install --simulate --no-install-recommends -o Debug::NoLocking=1 "${@//,/ }" 2>/dev/null |
-    awk '$1 == "Inst" { print $2, $3 }' | sort || true
+  # shellcheck disable=SC2046 # the comma-separated list, split into package names
+  apt-cache policy $(echo "$1" | tr ',' ' ') 2>/dev/null | awk '/^[^ ]/ { p = $1 } /Candidate:/ { print p, $2 }'
 }
 
 # 1. pause: Kubernetes' own pause.c, static, in an image of that one file.
@@ -126,7 +130,7 @@ pause_c=$(go env GOMODCACHE)/k8s.io/kubernetes@$kube_version/build/pause/linux/p
 if [ ! -f "$pause_c" ]; then
   (cd "$root/hack/controlplane/kube" && go mod download k8s.io/kubernetes)
 fi
-stamp=$( (echo "$script_hash"; sha256sum "$pause_c"; gcc --version | head -n 1) | hash_stdin)
+stamp=$( (echo "$script_hash"; sha256sum <"$pause_c"; gcc --version | head -n 1) | hash_stdin)
 if fresh pause.tar "$stamp"; then
   cached "$PAUSE_IMAGE" pause.tar
 else
@@ -149,7 +153,7 @@ npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
 [ -f "$npm_dir/package.json" ] || { echo "images: npm not found under $npm_dir" >&2; exit 1; }
 node_version=$("$node_bin" --version)
 npm_version=$(node -p "require('$npm_dir/package.json').version")
-stamp=$( (echo "$script_hash $SUITE $NODE_BASE_PACKAGES $node_version $npm_version"; sha256sum "$node_bin"
+stamp=$( (echo "$script_hash $SUITE $NODE_BASE_PACKAGES $node_version $npm_version"; sha256sum <"$node_bin"
   debian_versions "$NODE_BASE_PACKAGES,$CA_PACKAGE") | hash_stdin)
 node_base_stamp=$stamp
 if fresh node-base.tar "$stamp"; then
@@ -189,8 +193,9 @@ else
   # Keep glibc (and libgcc, its dependency) and the files the base folders hold.
   rootfs=$work/runtime-base
   mkdir -p "$rootfs"
-  (cd "$full" && tar -cf - etc/passwd etc/group tmp home root lib64 \
-    $(cd "$full" && ls -d lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu 2>/dev/null)) | tar -xf - -C "$rootfs"
+  keep=(etc/passwd etc/group tmp home root lib64)
+  for lib in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do [ ! -d "$full/$lib" ] || keep+=("$lib"); done
+  (cd "$full" && tar -cf - "${keep[@]}") | tar -xf - -C "$rootfs"
   ca_bundle "$rootfs"
   # Only glibc's and libgcc's libraries of those folders (no OpenSSL, perl or zlib).
   find "$rootfs" -path '*/x86_64-linux-gnu/*' \( -type f -o -type l \) \
@@ -218,7 +223,7 @@ host_ca=/etc/ssl/certs/ca-certificates.crt
 context_hash=$(cd "$root" && git ls-files -co --exclude-standard -z |
   grep -z -v -E '^(\.ci|bench|docs|test|hack|deploy/demo-app|deploy/helm|packages/[^/]+/test)/|\.md$' |
   grep -z -v -x -E 'Makefile|eslint\.config\.js|vitest\.config\.ts|\.prettierrc\.json|\.prettierignore' |
-  while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
+  while IFS= read -r -d '' f; do if [ -f "$f" ]; then printf '%s\0' "$f"; fi; done |
   xargs -0 sha256sum | hash_stdin)
 built_products=0
 for target in svc sidecar; do
