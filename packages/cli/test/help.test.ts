@@ -50,7 +50,12 @@ describe("commandHelp", () => {
     );
     expect(await names("sidecar")).toEqual(expect.arrayContaining(["POD_NAMESPACE", "SVC_SIDECAR_PORT"]));
     expect(await names("dashboard")).toEqual(expect.arrayContaining(["SVC_API_URL", "SVC_DASHBOARD_PORT"]));
-    expect(await names("dev")).toEqual(["SVC_DEV_DIR", "SVC_DEV_CLUSTERS", "SVC_DEV_KUBECONFIG"]);
+    expect(await names("dev")).toEqual([
+      "SVC_DEV_DIR",
+      "SVC_DEV_CLUSTERS",
+      "SVC_DEV_KUBECONFIG",
+      "SVC_DEV_NODE",
+    ]);
     expect(await names("reset-admin-password")).toEqual([
       "SVC_DATABASE_URL",
       "SVC_DATABASE_PATH",

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
-import { removeOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
+import { removeOnExit, runOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
+import { guardPort, unguardPort } from "./node-host.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
 export interface LocalControlPlane {
@@ -25,8 +26,8 @@ export interface LocalControlPlane {
   /** The kube-apiserver's audit log (JSON lines, one per write), when started with `auditLog`. */
   readonly auditLogPath: string | undefined;
   /**
-   * The address pods reach the kube-apiserver at (the \`kubernetes\` Service's endpoint), when
-   * started with \`podNetworkAddress\`.
+   * The address pods reach the kube-apiserver at (the `kubernetes` Service's endpoint), when
+   * started with `podNetworkAddress`.
    */
   readonly podNetworkAddress: string | undefined;
   /** Process ids of etcd, kube-apiserver and kube-controller-manager. */
@@ -37,8 +38,8 @@ export interface LocalControlPlane {
   startApiServer(): Promise<void>;
   kubeConfig(): KubeConfig;
   /**
-   * Writes a kubeconfig that logs in as \`user\` in \`groups\` with a client certificate (the
-   * node's components: \`system:node:<name>\`, \`system:kube-scheduler\`...); returns its path.
+   * Writes a kubeconfig that logs in as `user` in `groups` with a client certificate (the
+   * node's components: `system:node:<name>`, `system:kube-scheduler`...); returns its path.
    */
   kubeconfigFor(fileName: string, user: string, groups?: readonly string[]): Promise<string>;
   /** The cluster's CA: it signed the kube-apiserver's certificates (a kubelet trusts its client certificate). */
@@ -56,7 +57,8 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /**
    * Listen on every address and advertise this one (the pod network's gateway on this machine)
-   * as the \`kubernetes\` Service's endpoint, so that pods reach the API. Default: loopback only.
+   * as the `kubernetes` Service's endpoint, so that pods reach the API; an iptables rule keeps
+   * other machines out (guardPort). Default: loopback only.
    */
   podNetworkAddress?: string;
   /** Record every write (create, update, patch, delete) in an audit log, to count a client's writes. */
@@ -73,7 +75,7 @@ rules:
   - level: None
 `;
 
-/** Services' addresses; the first is the \`kubernetes\` Service's. */
+/** Services' addresses; the first is the `kubernetes` Service's. */
 const SERVICE_CIDR = "10.0.0.0/24";
 const SERVICE_IP = "10.0.0.1";
 
@@ -149,9 +151,13 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
   const keepDir = removeOnExit(dir);
   const components: SupervisedProcess[] = [];
   let stopped: Promise<void> | undefined;
+  let unguard = (): void => {
+    // Nothing to undo unless the API server listens on every address.
+  };
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       for (const component of [...components].reverse()) await component.stop();
+      unguard();
       await rm(dir, { recursive: true, force: true });
       keepDir();
     })());
@@ -211,6 +217,17 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     }, timeout);
 
     const server = `https://127.0.0.1:${apiPort}`;
+    if (options.podNetworkAddress !== undefined) {
+      // It listens on every address so that pods reach it: only this machine and its pods may.
+      guardPort(apiPort);
+      const forget = runOnExit(() => {
+        unguardPort(apiPort);
+      });
+      unguard = () => {
+        unguardPort(apiPort);
+        forget();
+      };
+    }
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--secure-port=${apiPort}`,

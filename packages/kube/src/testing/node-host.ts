@@ -71,6 +71,29 @@ function quiet(command: string, args: readonly string[]): { ok: boolean; out: st
   return { ok: result.status === 0, out: `${result.stdout}${result.stderr}` };
 }
 
+/** The chain that keeps a control plane's kube-apiserver, listening on every address, local. */
+const API_GUARD_CHAIN = "SVC-LOCAL-API-GUARD";
+
+/**
+ * Drops connections to `port` that come from neither loopback nor the pod network's bridge: a
+ * kube-apiserver that pods must reach listens on every address, and must not be reachable from
+ * other machines. Synchronous, so that an exit hook can undo it (unguardPort).
+ */
+export function guardPort(port: number): void {
+  unguardPort(port);
+  execFileSync("iptables", ["-N", API_GUARD_CHAIN]);
+  for (const iface of ["lo", POD_NETWORK.bridge])
+    execFileSync("iptables", ["-A", API_GUARD_CHAIN, "-i", iface, "-j", "RETURN"]);
+  execFileSync("iptables", ["-A", API_GUARD_CHAIN, "-j", "DROP"]);
+  execFileSync("iptables", ["-I", "INPUT", "-p", "tcp", "--dport", String(port), "-j", API_GUARD_CHAIN]);
+}
+
+export function unguardPort(port: number): void {
+  while (quiet("iptables", ["-D", "INPUT", "-p", "tcp", "--dport", String(port), "-j", API_GUARD_CHAIN]).ok);
+  quiet("iptables", ["-F", API_GUARD_CHAIN]);
+  quiet("iptables", ["-X", API_GUARD_CHAIN]);
+}
+
 /** What setUpHost changed, for tearDownHost to undo. */
 export interface HostState {
   readonly sysctls: Record<string, string>;
@@ -213,7 +236,7 @@ export function hostLeftovers(containerdSocket: string, dir: string): string[] {
   if (quiet("ip", ["link", "show", POD_NETWORK.bridge]).ok) left.push(`the bridge ${POD_NETWORK.bridge}`);
   const chains = quiet("iptables-save", [])
     .out.split("\n")
-    .filter((line) => /^:(KUBE-|CNI-)/.test(line));
+    .filter((line) => /^:(KUBE-|CNI-|SVC-LOCAL-API-GUARD)/.test(line));
   if (chains.length > 0)
     left.push(`iptables chains ${chains.map((line) => line.slice(1).split(" ")[0]).join(", ")}`);
   const netns = listNetns().filter((name) => name.startsWith("cni-"));

@@ -1,5 +1,5 @@
 // The local cluster's certificate authority, as kubeadm makes one: it signs the kube-apiserver's
-// serving certificate (valid for loopback, the pod network's gateway and the \`kubernetes\`
+// serving certificate (valid for loopback, the pod network's gateway and the `kubernetes`
 // Service, so that clients on the machine and in pods verify it), the node components' client
 // certificates (the kube-apiserver trusts it for users), and the kube-apiserver's client
 // certificate for kubelets (logs, exec). Node has no X.509 issuing API, so openssl (on every
