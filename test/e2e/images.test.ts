@@ -1,7 +1,8 @@
-// What the container images ship (deploy/Dockerfile): no registry or image builder is reachable
-// here, so each image's contents are assembled by the same script its build stage runs
-// (deploy/assemble.ts), and each command is run from them as the image's non-root user, with
-// the files not writable, against the real control plane.
+// What the container images ship (deploy/Dockerfile), command by command: each image's contents
+// are assembled by the same script its build stage runs (deploy/assemble.ts), and each command
+// is run from them as the image's non-root user, with the files not writable, against the real
+// control plane. The images themselves, built with buildah by make images, run on the local
+// node: test/e2e/node-delivery.test.ts (sidecar) and node-harness.test.ts (svc).
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmod, chown, copyFile, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

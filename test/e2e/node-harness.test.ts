@@ -1,13 +1,14 @@
 // The local node's harness as a user meets it: it says what a machine lacks, one line each, and
 // a second run on a machine whose node is taken is told which process has it, and goes without
-// (the test run's own node keeps running). The teardown's cleanliness is checked by the global
-// setup after every run (leftovers()).
+// (the test run's own node keeps running); the svc image built by make images runs there. The
+// teardown's cleanliness is checked by the global setup after every run (leftovers()).
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { expect, inject, it } from "vitest";
-import { testKubeConfig } from "../support/kube.ts";
+import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { describeOnNode } from "../support/node.ts";
+import { NODE_TAINT } from "../support/node-taint.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/node-unavailable.ts");
 const isRoot = process.getuid?.() === 0;
@@ -47,5 +48,45 @@ describeOnNode("a second run while the node runs", () => {
       .makeApiClient(CoreV1Api)
       .readNode({ name: inject("nodeName") });
     expect(node.status?.conditions?.find((c) => c.type === "Ready")?.status).toBe("True");
+  });
+});
+
+describeOnNode("the svc image on the node", () => {
+  it("runs svc as its non-root user on a read-only root filesystem", async () => {
+    const kc = testKubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const namespace = await testNamespace(kc, "node-svc");
+    await core.createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: "svc-help" },
+        spec: {
+          restartPolicy: "Never",
+          tolerations: [{ key: NODE_TAINT.key, operator: "Exists", effect: NODE_TAINT.effect }],
+          containers: [
+            {
+              name: "svc",
+              image: "ghcr.io/svc-io/svc:0.1.0",
+              args: ["api", "--help"],
+              securityContext: {
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                allowPrivilegeEscalation: false,
+              },
+            },
+          ],
+        },
+      },
+    });
+    const pod = await eventually(
+      () => core.readNamespacedPod({ namespace, name: "svc-help" }),
+      (p) => p.status?.phase === "Succeeded" || p.status?.phase === "Failed",
+      "the svc pod finished",
+      120_000,
+    );
+    const log = await core.readNamespacedPodLog({ namespace, name: "svc-help" });
+    expect(pod.status?.phase).toBe("Succeeded");
+    expect(log).toContain("usage: svc api");
+    expect(pod.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
   });
 });
