@@ -85,7 +85,7 @@ async function followStream(port: number): Promise<never> {
         stream.connected = true;
         const decoder = new TextDecoder();
         let buffer = "";
-        for await (const chunk of response.body) {
+        for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
           const { events, rest } = takeEvents(buffer + decoder.decode(chunk, { stream: true }));
           buffer = rest;
           stream.events += events.length;
