@@ -21,6 +21,7 @@ import { onShutdownSignal, runOnExit, superviseProcess, type SupervisedProcess }
 import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
 import {
   hostLeftovers,
+  hostRefusals,
   lockHost,
   nodeOwner,
   POD_NETWORK,
@@ -112,6 +113,8 @@ export function localNodeUnavailable(
     if (!existsSync(archive)) missing.push(`the image archive ${archive} (make images)`);
   if (!existsSync("/sys/fs/cgroup/memory") && !existsSync("/sys/fs/cgroup/cgroup.controllers"))
     missing.push("cgroups mounted at /sys/fs/cgroup");
+  // The kernel's and the container's say, once every piece is there to ask them.
+  if (missing.length === 0) missing.push(...hostRefusals());
   const owner = nodeOwner();
   if (owner !== undefined)
     missing.push(

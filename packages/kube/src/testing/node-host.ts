@@ -4,7 +4,17 @@
 // Everything here is synchronous so that it can also run in an 'exit' hook, where a crashed run
 // has no event loop left.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** The pod network: one bridge on this machine, its gateway is the node's address. */
 export const POD_NETWORK = {
@@ -92,6 +102,32 @@ export function unguardPort(port: number): void {
   while (quiet("iptables", ["-D", "INPUT", "-p", "tcp", "--dport", String(port), "-j", API_GUARD_CHAIN]).ok);
   quiet("iptables", ["-F", API_GUARD_CHAIN]);
   quiet("iptables", ["-X", API_GUARD_CHAIN]);
+}
+
+/**
+ * What this kernel or container refuses a node, probed as root: iptables (CAP_NET_ADMIN),
+ * bridged traffic through iptables (br_netfilter), and overlay mounts in the temp folder, where
+ * containerd's snapshots go (CAP_SYS_ADMIN; an overlay upper layer cannot be an overlay). One
+ * line each; empty when all work.
+ */
+export function hostRefusals(): string[] {
+  const refused: string[] = [];
+  if (!quiet("iptables", ["-w", "5", "-S", "INPUT"]).ok)
+    refused.push("a working iptables (it needs CAP_NET_ADMIN and the kernel's netfilter)");
+  if (!existsSync("/proc/sys/net/bridge") && !quiet("modprobe", ["br_netfilter"]).ok)
+    refused.push("the br_netfilter kernel module (pod traffic through kube-proxy's rules)");
+  const dir = mkdtempSync(join(tmpdir(), "svc-overlay-probe-"));
+  try {
+    const [lower, upper, work, merged] = ["lower", "upper", "work", "merged"].map((name) => join(dir, name));
+    for (const path of [lower, upper, work, merged]) mkdirSync(path ?? "");
+    const options = `lowerdir=${lower ?? ""},upperdir=${upper ?? ""},workdir=${work ?? ""}`;
+    if (quiet("mount", ["-t", "overlay", "overlay", "-o", options, merged ?? ""]).ok)
+      quiet("umount", [merged ?? ""]);
+    else refused.push(`overlay mounts under ${tmpdir()} (containerd's snapshots; they need CAP_SYS_ADMIN)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return refused;
 }
 
 /** What setUpHost changed, for tearDownHost to undo. */
