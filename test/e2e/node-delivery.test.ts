@@ -72,12 +72,22 @@ describeOnNode("flags seen by running pods on a real node", () => {
     );
     expect(first).toEqual(["blue", "blue"]);
     const bluePods = names(await readyPods(kc, ns, "env-app", 2));
+    // The Deployment's revision: one rollout per change, no more.
+    const revision = async () =>
+      Number(
+        (await apps.readNamespacedDeployment({ namespace: ns, name: "env-app" })).metadata?.annotations?.[
+          "deployment.kubernetes.io/revision"
+        ],
+      );
+    const blueRevision = await revision();
 
     await flags.patchSpec("checkout", { defaultValue: "green" });
     const greenPods = await seen("green", bluePods);
+    expect(await revision()).toBe(blueRevision + 1);
 
     await flags.patchSpec("checkout", { enabled: false });
     await seen(undefined, greenPods);
+    expect(await revision()).toBe(blueRevision + 2);
   });
 
   it("configMap: the mounted file holds the value and changes in the running pod, no restart", async () => {
