@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonBody } from "../src/http/json-body.ts";
+import { MAX_BODY_DEPTH, parseJsonBody } from "../src/http/json-body.ts";
 
 describe("JSON request bodies", () => {
   it("parse, and never quote the input in an error", () => {
@@ -20,5 +20,14 @@ describe("JSON request bodies", () => {
       error: "a.0.constructor: is not allowed as a key",
     });
     expect(parseJsonBody('{"constructor":"a string is harmless"}').ok).toBe(true);
+  });
+
+  it("refuse a body nested deeper than the limit, however deep, and accept one at it", () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const refused = { ok: false, error: `request body is nested deeper than ${MAX_BODY_DEPTH} levels` };
+    expect(parseJsonBody(nested(MAX_BODY_DEPTH)).ok).toBe(true);
+    expect(parseJsonBody(nested(MAX_BODY_DEPTH + 1))).toEqual(refused);
+    expect(parseJsonBody(nested(100_000))).toEqual(refused);
+    expect(parseJsonBody(`{"a":${nested(MAX_BODY_DEPTH)}}`)).toEqual(refused);
   });
 });

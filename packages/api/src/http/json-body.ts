@@ -1,18 +1,28 @@
 import { fieldPath } from "@svc/core";
 
 /**
- * Keys that could reach an object's prototype if a later merge copied them: `__proto__`, and
- * `constructor` holding an object (the shapes Fastify's own parser refuses).
+ * The deepest nesting a body may have. svc's bodies are a few levels deep (a flag's JSON value is
+ * a string); a limit keeps a body of thousands of nested arrays from costing more than its size.
  */
-function forbiddenKey(value: unknown, path: string): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const here = fieldPath(path, key);
-    if (key === "__proto__" || (key === "constructor" && typeof child === "object" && child !== null)) {
-      return here;
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Keys that could reach an object's prototype if a later merge copied them: `__proto__`, and
+ * `constructor` holding an object (the shapes Fastify's own parser refuses); or nesting deeper
+ * than MAX_BODY_DEPTH. Walked without recursion, whatever the depth.
+ */
+function refusal(value: unknown): string | undefined {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value, path: "", depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue;
+    if (next.depth >= MAX_BODY_DEPTH) return `request body is nested deeper than ${MAX_BODY_DEPTH} levels`;
+    // Reversed, so that the first offending key in document order is the one named.
+    for (const [key, child] of Object.entries(next.value).reverse()) {
+      const here = fieldPath(next.path, key);
+      if (key === "__proto__" || (key === "constructor" && typeof child === "object" && child !== null))
+        return `${here}: is not allowed as a key`;
+      pending.push({ value: child, path: here, depth: next.depth + 1 });
     }
-    const deeper = forbiddenKey(child, here);
-    if (deeper !== undefined) return deeper;
   }
   return undefined;
 }
@@ -21,7 +31,7 @@ export type ParsedBody = { ok: true; value: unknown } | { ok: false; error: stri
 
 /**
  * A JSON request body. V8's messages quote the input, and a body may hold a password, so a
- * syntax error says only that; a forbidden key is named.
+ * syntax error says only that; a forbidden key is named, and too deep a nesting refused.
  */
 export function parseJsonBody(text: string): ParsedBody {
   let value: unknown;
@@ -30,6 +40,6 @@ export function parseJsonBody(text: string): ParsedBody {
   } catch {
     return { ok: false, error: "request body is not valid JSON" };
   }
-  const key = forbiddenKey(value, "");
-  return key === undefined ? { ok: true, value } : { ok: false, error: `${key}: is not allowed as a key` };
+  const error = refusal(value);
+  return error === undefined ? { ok: true, value } : { ok: false, error };
 }
