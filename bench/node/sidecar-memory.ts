@@ -1,7 +1,8 @@
 // The sidecar's real memory in its pod, on the local node: the operator injects `svc sidecar`
 // (the image of deploy/Dockerfile, on Bun) into a Deployment, and the kernel's own account of
-// its container (cgroup v1 memory controller) is read as the flags it serves grow. The floor, in
-// the same run and on the same node: a bare Bun HTTP server in a container of the same image.
+// its container (cgroup v1 memory controller) is read as the flags it serves grow (the demo app
+// beside it counts them). The floor, in the same run and on the same node: a bare Bun HTTP
+// server in a container of the same image.
 //
 //   node bench/node/sidecar-memory.ts [--flags 10,1000,5000] [--settle 10]
 //
@@ -147,16 +148,13 @@ async function createFlags(kc: KubeConfig, from: number, to: number): Promise<vo
   });
 }
 
+/** How many flags the sidecar serves, as the app beside it reads them (the sidecar answers its pod only). */
 async function servedCount(kc: KubeConfig, pod: string): Promise<number> {
   const core = kc.makeApiClient(CoreV1Api);
-  const list = await core
-    .connectGetNamespacedPodProxyWithPath({
-      name: `${pod}:${SIDECAR_PORT}`,
-      namespace: NAMESPACE,
-      path: "flags",
-    })
-    .catch(() => []);
-  return Array.isArray(list) ? list.length : 0;
+  const view = (await core
+    .connectGetNamespacedPodProxyWithPath({ name: `${pod}:8080`, namespace: NAMESPACE, path: "flags.json" })
+    .catch(() => undefined)) as { sidecar?: unknown } | undefined;
+  return Array.isArray(view?.sidecar) ? view.sidecar.length : 0;
 }
 
 const controlPlane = await startLocalControlPlane({ podNetworkAddress: POD_NETWORK.gateway });
@@ -175,13 +173,13 @@ try {
   );
   await operator.ready;
   const apps = kc.makeApiClient(AppsV1Api);
-  // The app: an idle bare container the sidecar is injected next to (the sidecar image's Bun).
-  const idle = {
+  // The app: the demo application, which reads the sidecar beside it on localhost.
+  const app = {
     name: "app",
-    image: SIDECAR_IMAGE,
-    command: ["bun", "-e", "setInterval(() => {}, 1 << 30)"],
+    image: "ghcr.io/svc-io/svc-demo:0.1.0",
+    env: [{ name: "SVC_SIDECAR_PORT", value: String(SIDECAR_PORT) }],
   };
-  await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: template("app", [idle]) });
+  await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: template("app", [app]) });
   const bareServer = {
     name: "floor",
     image: SIDECAR_IMAGE,

@@ -3,13 +3,20 @@
 // rolling update that replaces the pods; configMap through a mounted file that changes without a
 // restart; the native sidecar serving the app on localhost with nothing but the pod's
 // ServiceAccount and the RBAC the operator made.
-import { AppsV1Api, CoreV1Api, type V1Pod } from "@kubernetes/client-node";
+import { ApiException, AppsV1Api, CoreV1Api, type V1Pod } from "@kubernetes/client-node";
 import { SIDECAR_CONTAINER_NAME } from "@svc/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { flagClient, operatorScope, startOperator } from "../../packages/operator/test/support/operator.ts";
 import type { RunningOperator } from "../../packages/operator/src/index.ts";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
-import { demoPodTemplate, describeOnNode, readyPods, rolledOut, seenFlags } from "../support/node.ts";
+import {
+  demoPodTemplate,
+  describeOnNode,
+  getFromPod,
+  readyPods,
+  rolledOut,
+  seenFlags,
+} from "../support/node.ts";
 
 const kc = testKubeConfig();
 const apps = kc.makeApiClient(AppsV1Api);
@@ -186,6 +193,16 @@ describeOnNode("flags seen by running pods on a real node", () => {
     );
     expect(changed.pod.metadata?.uid).toBe(pod.metadata?.uid);
     expect(changed.seen.stream?.lastEvent).toContain('"rate"');
+
+    // Its flags are the pod's own: a peer outside the pod (here the kube-apiserver's proxy, from
+    // the node) is refused them, while the kubelet's probe route answers it.
+    const podName = pod.metadata?.name ?? "";
+    const remote = await getFromPod(kc, ns, podName, port, "flags/rate/value").then(
+      () => "answered",
+      (error: unknown) => (error instanceof ApiException ? String(error.body) : String(error)),
+    );
+    expect(remote).toContain("served to the pod's own containers only");
+    expect(await getFromPod(kc, ns, podName, port, "healthz")).toBe("ok");
 
     // The kube-apiserver reads the sidecar's log from the kubelet with its client certificate.
     const log = await core.readNamespacedPodLog({

@@ -101,7 +101,7 @@ describe("devBanner", () => {
     );
   });
 
-  it("with a node, lists each demo pod's page and the sidecar inside the log-agent pod", () => {
+  it("with a node, lists each demo pod's page and where the sidecar of the log-agent pod answers", () => {
     const lines = devBanner({
       ...input,
       sidecarUrl: undefined,
@@ -112,7 +112,7 @@ describe("devBanner", () => {
       clusters: [{ ...input.clusters[0], nodeLogsDir: "/run/node" }],
     }).split("\n");
     expect(lines).toContain(
-      "  sidecar (demo)   http://10.88.0.4:8514/flags  (in pod log-agent-x7k2p; stream: /flags/stream)",
+      "  sidecar (demo)   in pod log-agent-x7k2p, on 127.0.0.1:8514 for its own containers only; its page http://10.88.0.4:8080 shows what it serves",
     );
     expect(lines).toContain(
       "  demo pods        log-agent-x7k2p         Ready      http://10.88.0.4:8080  (the flags it sees)",

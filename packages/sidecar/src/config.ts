@@ -7,8 +7,14 @@ export interface SidecarConfig {
   /** The namespace whose FeatureFlags are served (the pod's own, via the downward API). */
   namespace: string;
   port: number;
-  /** Address to listen on; all interfaces by default so the pod's other containers reach it. */
+  /** Address to listen on; all interfaces by default, so that the kubelet's probes reach it. */
   host: string;
+  /**
+   * Whether clients other than the pod's own containers (anything not on loopback) may read the
+   * flags. Off by default: a pod IP is reachable from every namespace, and a sidecar's flags are
+   * its namespace's. /healthz and /metrics answer everyone. docs/security.md.
+   */
+  remoteReads: boolean;
   /** Path of a kubeconfig; unset inside a pod, where the ServiceAccount is used. */
   kubeconfigPath: string | undefined;
   heartbeatMs: number;
@@ -32,6 +38,7 @@ export function configFromEnv(env: Environment): SidecarConfig {
     namespace,
     port: read.port("SVC_SIDECAR_PORT", DEFAULT_SIDECAR_PORT),
     host: read.text("SVC_SIDECAR_HOST", "0.0.0.0"),
+    remoteReads: read.boolean("SVC_SIDECAR_REMOTE_READS", false),
     // KUBECONFIG may list several files; the first one is used (merging is kubectl's business).
     kubeconfigPath: read.text("KUBECONFIG", "").split(":")[0] || undefined,
     heartbeatMs: read.durationMs("SVC_SIDECAR_HEARTBEAT_MS", DEFAULT_HEARTBEAT_MS, HEARTBEAT_RANGE),

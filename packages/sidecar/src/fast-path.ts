@@ -113,6 +113,8 @@ export function installFastPath<Read extends { response: PreparedResponse }>(
   http: HttpServer,
   read: (path: string) => Read | undefined,
   answered: (read: Read) => void,
+  /** Connections it may answer at all; the others go to node:http from their first byte. */
+  accepts: (socket: Socket) => boolean = () => true,
 ): FastPath {
   const [handOver, ...others] = http.listeners("connection") as ((socket: Socket) => void)[];
   if (handOver === undefined || others.length > 0) {
@@ -163,6 +165,10 @@ export function installFastPath<Read extends { response: PreparedResponse }>(
   };
 
   http.on("connection", (socket: Socket) => {
+    if (!accepts(socket)) {
+      handOver.call(http, socket);
+      return;
+    }
     fast.add(socket);
     let answeredOnce = false;
     const onError = () => socket.destroy();

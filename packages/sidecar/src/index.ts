@@ -12,7 +12,7 @@ import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
 import { installFastPath } from "./fast-path.ts";
-import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server.ts";
+import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, isLoopback, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
 import { ChangeStream } from "./stream.ts";
 import { runWatchLoop } from "./watch.ts";
@@ -76,15 +76,22 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
         subscribers: () => stream.subscribers,
       })),
     timeouts: { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts },
+    remoteReads: options.remoteReads,
   });
   const server = http.server;
   // The fast path works on node:http's own connection handling; other runtimes (Bun) serve
   // node:http natively and go without it.
   const fastPath =
     process.versions["bun"] === undefined
-      ? installFastPath(server, http.readFlags, (read) => {
-          stats.requests[read.route]++;
-        })
+      ? installFastPath(
+          server,
+          http.readFlags,
+          (read) => {
+            stats.requests[read.route]++;
+          },
+          // Remote peers may be refused flags: node:http's handler decides for them.
+          (socket) => options.remoteReads || isLoopback(socket.remoteAddress),
+        )
       : undefined;
   server.listen(options.port, options.host);
   await once(server, "listening");

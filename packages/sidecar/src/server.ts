@@ -41,12 +41,35 @@ export interface ServerParts {
   stats: SidecarStats;
   metrics: () => Promise<Registry>;
   timeouts: HttpTimeouts;
+  /** Whether clients not on loopback may read flags (SVC_SIDECAR_REMOTE_READS). */
+  remoteReads: boolean;
+}
+
+/** Whether a peer address is this host's loopback (the pod's own containers share it). */
+export function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address;
+  return v4.startsWith("127.") || address === "::1";
 }
 
 const OK = prepare(200, TEXT_TYPE, "ok");
 const NOT_READY = errorResponse(503, "flags not loaded from Kubernetes yet", ["Retry-After", "1"]);
 const NOT_FOUND = errorResponse(404, "not found");
 const OFREP_PREFIX = "/ofrep/v1/evaluate/flags";
+const REMOTE_REFUSED = errorResponse(
+  403,
+  "this namespace's flags are served to the pod's own containers only: connect to 127.0.0.1",
+);
+
+/** Routes that reveal flags (reads, stream, OFREP), as opposed to /healthz and /metrics. */
+export function revealsFlags(path: string): boolean {
+  return (
+    path === "/flags" ||
+    path.startsWith("/flags/") ||
+    path === OFREP_PREFIX ||
+    path.startsWith(`${OFREP_PREFIX}/`)
+  );
+}
 const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
 const BODY_TOO_LARGE = prepare(
   413,
@@ -208,6 +231,17 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
       keepAlive: true,
     },
     (request, response) => {
+      const url = request.url ?? "/";
+      const query = url.indexOf("?");
+      if (
+        !parts.remoteReads &&
+        !isLoopback(request.socket.remoteAddress) &&
+        revealsFlags(query === -1 ? url : url.slice(0, query))
+      ) {
+        stats.requests.other++;
+        send(response, REMOTE_REFUSED);
+        return;
+      }
       const prepared = respond(request, response);
       if (prepared) send(response, prepared);
     },

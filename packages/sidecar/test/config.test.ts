@@ -1,13 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { configFromEnv } from "../src/config.ts";
+import { isLoopback, revealsFlags } from "../src/server.ts";
 import { kubeconfigConnection, type Kubeconfig } from "../src/kube-connection.ts";
 
 describe("configFromEnv", () => {
-  it("defaults to port 8514 on all interfaces and the in-cluster ServiceAccount", () => {
+  it("defaults to port 8514 on all interfaces, flags for loopback only, and the in-cluster ServiceAccount", () => {
     expect(configFromEnv({ POD_NAMESPACE: "shop" })).toEqual({
       namespace: "shop",
       port: 8514,
       host: "0.0.0.0",
+      remoteReads: false,
       kubeconfigPath: undefined,
       heartbeatMs: 15_000,
       logLevel: "info",
@@ -21,9 +23,33 @@ describe("configFromEnv", () => {
         SVC_SIDECAR_PORT: "9000",
         SVC_SIDECAR_HOST: "127.0.0.1",
         SVC_SIDECAR_HEARTBEAT_MS: "500",
+        SVC_SIDECAR_REMOTE_READS: "true",
         KUBECONFIG: "/a/config:/b/config",
       }),
-    ).toMatchObject({ port: 9000, host: "127.0.0.1", heartbeatMs: 500, kubeconfigPath: "/a/config" });
+    ).toMatchObject({
+      port: 9000,
+      host: "127.0.0.1",
+      remoteReads: true,
+      heartbeatMs: 500,
+      kubeconfigPath: "/a/config",
+    });
+  });
+
+  it("takes only loopback peers for the pod's own containers, and guards only the routes that reveal flags", () => {
+    for (const peer of ["127.0.0.1", "127.3.2.1", "::1", "::ffff:127.0.0.1"])
+      expect(isLoopback(peer)).toBe(true);
+    for (const peer of ["10.88.0.1", "::ffff:10.0.0.7", "fe80::1", "1.127.0.1", undefined])
+      expect(isLoopback(peer)).toBe(false);
+    for (const path of [
+      "/flags",
+      "/flags/a",
+      "/flags/a/value",
+      "/flags/stream",
+      "/ofrep/v1/evaluate/flags",
+      "/ofrep/v1/evaluate/flags/a",
+    ])
+      expect(revealsFlags(path)).toBe(true);
+    for (const path of ["/healthz", "/metrics", "/flagsx", "/"]) expect(revealsFlags(path)).toBe(false);
   });
 
   it("reads the heartbeat with a unit and refuses numbers the API would refuse", () => {

@@ -55,6 +55,7 @@ beforeAll(async () => {
     stats,
     metrics: () => Promise.reject(new Error("not scraped here")),
     timeouts: DEFAULT_HTTP_TIMEOUTS,
+    remoteReads: false,
   };
   withFastPath = createSidecarServer(parts);
   installFastPath(withFastPath.server, withFastPath.readFlags, () => {

@@ -29,6 +29,7 @@ beforeAll(async () => {
     namespace,
     port: 0,
     host: "127.0.0.1",
+    remoteReads: false,
     kubeconfigPath: inject("kubeconfigPath"),
     heartbeatMs: 1000,
     logLevel: "silent",

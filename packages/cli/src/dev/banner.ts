@@ -63,7 +63,7 @@ export function devBanner(input: BannerInput): string {
       ? `${input.sidecarUrl}/flags  (stream: ${input.sidecarUrl}/flags/stream)`
       : agent === undefined
         ? "in the pod of DaemonSet log-agent (not running yet)"
-        : `http://${agent.ip}:${DEMO_SIDECAR_PORT}/flags  (in pod ${agent.name}; stream: /flags/stream)`;
+        : `in pod ${agent.name}, on 127.0.0.1:${DEMO_SIDECAR_PORT} for its own containers only; its page http://${agent.ip}:${DEMO_APP_PORT} shows what it serves`;
   const podRows = input.demoPods.map((pod) =>
     `${pod.name.padEnd(24)}${pod.ready ? "Ready    " : "not Ready"}  ${pod.ip === undefined ? "" : `http://${pod.ip}:${DEMO_APP_PORT}  (the flags it sees)`}`.trimEnd(),
   );
