@@ -90,6 +90,100 @@ describe.each(BACKENDS)("audit log on $name", (backend) => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
   });
 
+  it("refuses every role-escalation attempt with 403 and records each as denied, with its actor", async () => {
+    const api = server();
+    const vi = await userWithRole(api, "viewer");
+    const ed = await userWithRole(api, "editor");
+    const viewer = await api.login(vi.username, vi.password);
+    const editor = await api.login(ed.username, ed.password);
+    const attempts = [
+      {
+        token: viewer,
+        actor: vi.username,
+        method: "PUT",
+        path: `/api/v1/users/${vi.username}`,
+        body: { role: "admin" },
+        action: "update",
+      },
+      {
+        token: viewer,
+        actor: vi.username,
+        method: "POST",
+        path: "/api/v1/users",
+        body: { username: "vi-made-admin", password: "a-long-password", role: "admin" },
+        action: "create",
+      },
+      {
+        token: editor,
+        actor: ed.username,
+        method: "PUT",
+        path: `/api/v1/users/${ed.username}`,
+        body: { role: "admin" },
+        action: "update",
+      },
+      {
+        token: editor,
+        actor: ed.username,
+        method: "POST",
+        path: "/api/v1/users",
+        body: { username: "ed-made-admin", password: "a-long-password", role: "admin" },
+        action: "create",
+      },
+      {
+        token: editor,
+        actor: ed.username,
+        method: "DELETE",
+        path: `/api/v1/users/${vi.username}`,
+        body: undefined,
+        action: "delete",
+      },
+      {
+        token: editor,
+        actor: ed.username,
+        method: "DELETE",
+        path: "/api/v1/flags/shop/checkout?clusterId=local",
+        body: undefined,
+        action: "delete",
+      },
+      {
+        token: viewer,
+        actor: vi.username,
+        method: "POST",
+        path: "/api/v1/flags/shop/checkout/toggle?clusterId=local",
+        body: { enabled: false },
+        action: "toggle",
+      },
+      {
+        token: editor,
+        actor: ed.username,
+        method: "POST",
+        path: "/api/v1/clusters",
+        body: { id: "mine" },
+        action: "create",
+      },
+    ];
+    for (const { token, method, path, body } of attempts) {
+      const reply = await api.call(method, path, { token, ...(body === undefined ? {} : { body }) });
+      expect(reply.status, `${method} ${path}`).toBe(403);
+    }
+    const events = await auditEvents("?limit=1000");
+    for (const { actor, action, method, path } of attempts)
+      expect(
+        events.some(
+          (e) =>
+            e.actor === actor && e.action === action && e.outcome === "denied" && e.details["status"] === 403,
+        ),
+        `${method} ${path} by ${actor} is audited as denied`,
+      ).toBe(true);
+    const users = (await api.call("GET", "/api/v1/users", { token: admin })).json as {
+      username: string;
+      role: string;
+    }[];
+    expect(users.find((u) => u.username === vi.username)?.role).toBe("viewer");
+    expect(users.find((u) => u.username === ed.username)?.role).toBe("editor");
+    expect(users.map((u) => u.username)).not.toContain("vi-made-admin");
+  });
+
   it("filters by resource, action, actor, cluster and time, and pages with limit/before", async () => {
     const api = server();
     // Events of its own: a user who logs in and out three times.
