@@ -7,7 +7,7 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs images
+.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs images reliability
 
 CLUSTERS ?= 1
 
@@ -16,6 +16,11 @@ dev: install controlplane node-deps dashboard images
 
 test: install controlplane helm postgres chromium node-deps images check
 	vitest run
+
+# Fault injection on the whole system (kill and restart every component while flags change),
+# on a local control plane and node of its own: docs/reliability.md. Needs root, as the node does.
+reliability: install controlplane postgres node-deps images
+	node test/reliability/faults.ts
 
 install: node_modules/.install-stamp
 

@@ -12,6 +12,10 @@ export interface PostgresServer {
   /** Superuser URL of the `postgres` database. */
   url: string;
   stop: () => Promise<void>;
+  /** SIGKILL (a crash); the data stays for start(). For fault tests. */
+  kill: () => Promise<void>;
+  /** Starts a killed server again on the same port and data, once it accepts connections. */
+  start: () => Promise<void>;
 }
 
 /** The newest installed server's bin folder (`make postgres` installs one when there is none). */
@@ -51,7 +55,11 @@ async function accepting(url: string): Promise<boolean> {
   }
 }
 
-export async function startPostgresServer(): Promise<PostgresServer> {
+/**
+ * `durable`: commits reach the operating system before they are acknowledged, so that a killed
+ * server loses none (fault tests); otherwise durability is traded for speed.
+ */
+export async function startPostgresServer({ durable = false } = {}): Promise<PostgresServer> {
   const bin = postgresBin();
   const user = runAs();
   const dir = mkdtempSync(join(tmpdir(), "svc-postgres-"));
@@ -67,15 +75,28 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw new Error(`initdb failed: ${init.stderr}${init.error?.message ?? ""}`);
   }
   const port = await freeLoopbackPort();
-  // Durability settings off: a test database is thrown away, speed matters more.
-  const server = superviseProcess({
-    name: "postgres",
-    command: join(bin, "postgres"),
-    args: ["-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir]
-      .concat(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
-      .concat(["-c", "max_connections=200"]),
-    ...user,
-  });
+  // Throwaway databases trade durability for speed (an OS crash is not what tests are about;
+  // synchronous_commit=off would lose the last commits of a killed server, so durable keeps it).
+  const settings = ["fsync=off", "full_page_writes=off", "max_connections=200"];
+  if (!durable) settings.push("synchronous_commit=off");
+  const launch = () =>
+    superviseProcess({
+      name: "postgres",
+      command: join(bin, "postgres"),
+      args: [
+        "-D",
+        data,
+        "-h",
+        "127.0.0.1",
+        "-p",
+        String(port),
+        "-k",
+        dir,
+        ...settings.flatMap((s) => ["-c", s]),
+      ],
+      ...user,
+    });
+  let server = launch();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const keepDir = removeOnExit(dir);
   const stop = async () => {
@@ -89,5 +110,14 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     await stop();
     throw error;
   }
-  return { url, stop };
+  return {
+    url,
+    stop,
+    kill: () => server.stop({ signal: "SIGKILL" }),
+    async start() {
+      if (server.running()) return;
+      server = launch();
+      await server.waitReady(() => accepting(url), 60_000, 100);
+    },
+  };
 }

@@ -36,6 +36,13 @@ export interface LocalControlPlane {
   stopApiServer(): Promise<void>;
   /** Starts kube-apiserver again on the same address, with the same data and credentials. */
   startApiServer(): Promise<void>;
+  /**
+   * Stops one component (SIGKILL: a crash, no shutdown) and leaves it stopped; start() brings it
+   * back on the same address with the same data. For fault tests.
+   */
+  kill(component: ControlPlaneComponent): Promise<void>;
+  /** Starts a stopped component again and waits until it is ready. */
+  start(component: ControlPlaneComponent): Promise<void>;
   kubeConfig(): KubeConfig;
   /**
    * Writes a kubeconfig that logs in as `user` in `groups` with a client certificate (the
@@ -47,6 +54,8 @@ export interface LocalControlPlane {
   /** Stops every process and removes the folder. Safe to call twice. */
   stop(): Promise<void>;
 }
+
+export type ControlPlaneComponent = "etcd" | "kube-apiserver" | "kube-controller-manager";
 
 export interface StartOptions {
   /** Folder with etcd, kube-apiserver and kube-controller-manager. Default: $SVC_CONTROLPLANE_BIN or .cache/controlplane/bin. */
@@ -200,21 +209,34 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
 
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
-    const etcd = startComponent(binDir, dir, "etcd", [
-      `--data-dir=${join(dir, "etcd")}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=default=${peerUrl}`,
-      "--unsafe-no-fsync",
-      "--log-level=warn",
-    ]);
-    components.push(etcd);
-    await etcd.waitReady(async () => {
-      const res = await fetch(`${etcdUrl}/health`).catch(() => undefined);
-      return res?.ok === true;
-    }, timeout);
+    /** How each component is started (again), and when it is ready. */
+    const launchers = new Map<ControlPlaneComponent, () => Promise<void>>();
+    const launch = (name: ControlPlaneComponent, args: string[], ready: () => Promise<boolean>) => {
+      const start = async () => {
+        const started = startComponent(binDir, dir, name, args);
+        // Started again, it takes the place of the one stopped (stop order: reverse of start).
+        const previous = components.findIndex((c) => c.name === name);
+        if (previous >= 0) components[previous] = started;
+        else components.push(started);
+        await started.waitReady(ready, timeout);
+      };
+      launchers.set(name, start);
+      return start();
+    };
+    await launch(
+      "etcd",
+      [
+        `--data-dir=${join(dir, "etcd")}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=default=${peerUrl}`,
+        "--unsafe-no-fsync",
+        "--log-level=warn",
+      ],
+      async () => (await fetch(`${etcdUrl}/health`).catch(() => undefined))?.ok === true,
+    );
 
     const server = `https://127.0.0.1:${apiPort}`;
     if (options.podNetworkAddress !== undefined) {
@@ -260,33 +282,34 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
         "--audit-log-mode=blocking",
       );
     }
-    const startApiServer = async (): Promise<SupervisedProcess> => {
-      const apiserver = startComponent(binDir, dir, "kube-apiserver", apiserverArgs);
-      // Started again, it takes the place of the one stopped (stop order: reverse of start).
-      const previous = components.findIndex((c) => c.name === "kube-apiserver");
-      if (previous >= 0) components[previous] = apiserver;
-      else components.push(apiserver);
-      await apiserver.waitReady(async () => (await probe(`${server}/readyz`, token)) === 200, timeout);
-      return apiserver;
-    };
-    await startApiServer();
+    await launch(
+      "kube-apiserver",
+      apiserverArgs,
+      async () => (await probe(`${server}/readyz`, token)) === 200,
+    );
 
     const caPem = await readFile(ca.certPath, "utf8");
     const kubeconfigPath = join(dir, "kubeconfig");
     await writeFile(kubeconfigPath, kubeconfigYaml(server, caPem, { token }), { mode: 0o600 });
 
-    const kcm = startComponent(binDir, dir, "kube-controller-manager", [
-      `--kubeconfig=${kubeconfigPath}`,
-      `--secure-port=${kcmPort}`,
-      "--bind-address=127.0.0.1",
-      `--service-account-private-key-file=${saKey}`,
-      `--root-ca-file=${ca.certPath}`,
-      "--leader-elect=false",
-      "--controllers=*",
-      "--v=0",
-    ]);
-    components.push(kcm);
-    await kcm.waitReady(async () => (await probe(`https://127.0.0.1:${kcmPort}/healthz`)) === 200, timeout);
+    await launch(
+      "kube-controller-manager",
+      [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--secure-port=${kcmPort}`,
+        "--bind-address=127.0.0.1",
+        `--service-account-private-key-file=${saKey}`,
+        `--root-ca-file=${ca.certPath}`,
+        "--leader-elect=false",
+        "--controllers=*",
+        "--v=0",
+      ],
+      async () => (await probe(`https://127.0.0.1:${kcmPort}/healthz`)) === 200,
+    );
+    const running = (name: ControlPlaneComponent) => components.find((c) => c.name === name && c.running());
+    const startAgain = async (name: ControlPlaneComponent) => {
+      if (running(name) === undefined) await launchers.get(name)?.();
+    };
 
     return {
       dir,
@@ -299,12 +322,13 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
         return components.map((c) => c.pid ?? -1);
       },
       async stopApiServer() {
-        await components.find((c) => c.name === "kube-apiserver")?.stop();
+        await running("kube-apiserver")?.stop();
       },
-      async startApiServer() {
-        if (components.some((c) => c.name === "kube-apiserver" && c.running())) return;
-        await startApiServer();
+      startApiServer: () => startAgain("kube-apiserver"),
+      async kill(name) {
+        await running(name)?.stop({ signal: "SIGKILL" });
       },
+      start: startAgain,
       kubeConfig() {
         const kc = new KubeConfig();
         kc.loadFromFile(kubeconfigPath);

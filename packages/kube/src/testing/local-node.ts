@@ -71,6 +71,9 @@ export interface LocalNodeOptions {
   readyTimeoutMs?: number;
 }
 
+/** The node's components a fault test may kill and start again. */
+export type NodeComponent = "containerd" | "kubelet";
+
 export interface LocalNode {
   readonly name: string;
   /** Folder with containerd's and the kubelet's state and every component's log. */
@@ -83,6 +86,10 @@ export interface LocalNode {
   stop(): Promise<void>;
   /** After stop(): what is still on the machine (expected: nothing), one line each. */
   leftovers(): string[];
+  /** Kills a component with SIGKILL (a crash); the pods' containers keep running without it. */
+  kill(component: NodeComponent): Promise<void>;
+  /** Starts a killed component again, the same way, and waits until it answers. */
+  start(component: NodeComponent): Promise<void>;
 }
 
 function hasCommand(name: string): boolean {
@@ -255,17 +262,25 @@ export async function startLocalNode(
     throw error;
   }
   const forgetExitCleanup = runOnExit(cleanUpMachine);
+  /** How each component was started, to start it again the same way (fault tests). */
+  const commands = new Map<string, { binary: string; args: string[] }>();
   const start = (binary: string, args: string[]) => {
+    const componentName = binary.split("/").pop() ?? binary;
+    commands.set(componentName, { binary, args });
     const component = superviseProcess({
-      name: binary.split("/").pop() ?? binary,
+      name: componentName,
       command: binary,
       args,
       cwd: dir,
-      logPath: join(dir, `${binary.split("/").pop() ?? binary}.log`),
+      logPath: join(dir, `${componentName}.log`),
     });
-    components.push(component);
+    // Started again, it takes the place of the one stopped (stop order: reverse of start).
+    const previous = components.findIndex((c) => c.name === componentName);
+    if (previous >= 0) components[previous] = component;
+    else components.push(component);
     return component;
   };
+  const running = (component: NodeComponent) => components.find((c) => c.name === component && c.running());
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -287,14 +302,12 @@ export async function startLocalNode(
     await writeFile(containerdConfigPath, containerdConfig(dir, socket));
     const containerd = start("containerd", ["--config", containerdConfigPath, "--log-level", "warn"]);
     const ctr = (args: string[]) => run("ctr", ["--address", socket, "--namespace", "k8s.io", ...args]);
-    await containerd.waitReady(
-      async () =>
-        await ctr(["version"]).then(
-          () => true,
-          () => false,
-        ),
-      timeout,
-    );
+    const containerdReady = () =>
+      ctr(["version"]).then(
+        () => true,
+        () => false,
+      );
+    await containerd.waitReady(containerdReady, timeout);
     // Imported while the kubelet registers: the node is ready when both are done.
     const imported = (async () => {
       for (const archive of options.imageArchives ?? [])
@@ -368,12 +381,28 @@ export async function startLocalNode(
         timeout,
       ),
     ]);
+    const ready: Record<NodeComponent, () => Promise<boolean>> = {
+      containerd: containerdReady,
+      kubelet: () =>
+        fetch(`http://127.0.0.1:${healthzPort}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+    };
     return {
       name,
       dir,
       startupMs: Date.now() - started,
       get pids() {
         return components.map((c) => c.pid ?? -1);
+      },
+      async kill(component) {
+        await running(component)?.stop({ signal: "SIGKILL" });
+      },
+      async start(component) {
+        const command = commands.get(component);
+        if (running(component) !== undefined || command === undefined) return;
+        await start(command.binary, command.args).waitReady(ready[component], timeout);
       },
       stop,
       leftovers: () => hostLeftovers(socket, dir),
