@@ -28,7 +28,7 @@ import {
   SIDECAR_CONTAINER_NAME,
   SYSTEM_NAMESPACE,
 } from "@svc/core";
-import { ensureNamespace, installCrds, waitFor } from "@svc/kube";
+import { ensureNamespace, installCrds, isReady, waitFor } from "@svc/kube";
 import {
   localImageArchives,
   localNodeUnavailable,
@@ -36,7 +36,8 @@ import {
   startLocalControlPlane,
   startLocalNode,
 } from "@svc/kube/testing";
-import { parseOperatorConfig, runOperator } from "@svc/operator";
+import { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, runOperator } from "@svc/operator";
+import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { pool } from "../support/pool.ts";
 
 const { values: args } = parseArgs({
@@ -49,7 +50,6 @@ const flagCounts = args.flags.split(",").map(Number);
 const settleMs = Number(args.settle) * 1000;
 const NAMESPACE = "bench";
 const SIDECAR_PORT = 8514;
-const SIDECAR_IMAGE = "ghcr.io/svc-io/svc-sidecar:0.1.0";
 const MB = 1024 * 1024;
 
 const missing = localNodeUnavailable({ imageArchives: localImageArchives() });
@@ -114,12 +114,7 @@ async function readyPod(
   const core = kc.makeApiClient(CoreV1Api);
   const pods = await waitFor(
     async () => (await core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: `app=${app}` })).items,
-    (items) =>
-      items.length === 1 &&
-      items.every(
-        (p) =>
-          p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true && check(p),
-      ),
+    (items) => items.length === 1 && items.every((p) => isReady(p) && check(p)),
     { what: `pod of ${app} ready`, timeoutMs: 180_000, intervalMs: 500 },
   );
   return pods[0] as V1Pod;
@@ -152,7 +147,11 @@ async function createFlags(kc: KubeConfig, from: number, to: number): Promise<vo
 async function servedCount(kc: KubeConfig, pod: string): Promise<number> {
   const core = kc.makeApiClient(CoreV1Api);
   const view = (await core
-    .connectGetNamespacedPodProxyWithPath({ name: `${pod}:8080`, namespace: NAMESPACE, path: "flags.json" })
+    .connectGetNamespacedPodProxyWithPath({
+      name: `${pod}:${DEMO_APP_PORT}`,
+      namespace: NAMESPACE,
+      path: "flags.json",
+    })
     .catch(() => undefined)) as { sidecar?: unknown } | undefined;
   return Array.isArray(view?.sidecar) ? view.sidecar.length : 0;
 }
@@ -176,13 +175,13 @@ try {
   // The app: the demo application, which reads the sidecar beside it on localhost.
   const app = {
     name: "app",
-    image: "ghcr.io/svc-io/svc-demo:0.1.0",
+    image: DEMO_IMAGE,
     env: [{ name: "SVC_SIDECAR_PORT", value: String(SIDECAR_PORT) }],
   };
   await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: template("app", [app]) });
   const bareServer = {
     name: "floor",
-    image: SIDECAR_IMAGE,
+    image: DEFAULT_SIDECAR_IMAGE,
     command: ["bun", "-e", 'Bun.serve({ port: 8080, fetch: () => new Response("ok") })'],
     readinessProbe: { tcpSocket: { port: 8080 } },
   };

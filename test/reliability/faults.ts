@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { AppsV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "@svc/core";
-import { ensureNamespace, freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
+import { ensureNamespace, freeLoopbackPort, installCrds, isReady, waitFor } from "@svc/kube";
 import {
   localImageArchives,
   localNodeUnavailable,
@@ -25,6 +25,7 @@ import {
   superviseProcess,
   type SupervisedProcess,
 } from "@svc/kube/testing";
+import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { startPostgresServer } from "../support/postgres-server.ts";
 
 const { values: args } = parseArgs({
@@ -35,7 +36,6 @@ const INTERVAL_MS = Number(args.interval);
 const ROOT = resolve(import.meta.dirname, "../..");
 const NAMESPACE = "faults";
 const PASSWORD = "faults-admin-password";
-const DEMO_IMAGE = "ghcr.io/svc-io/svc-demo:0.1.0";
 
 const missing = localNodeUnavailable({ imageArchives: localImageArchives() });
 if (missing.length > 0) {
@@ -145,7 +145,7 @@ const template = (app: string) => ({
       {
         name: "app",
         image: DEMO_IMAGE,
-        readinessProbe: { httpGet: { path: "/healthz", port: 8080 }, periodSeconds: 1 },
+        readinessProbe: { httpGet: { path: "/healthz", port: DEMO_APP_PORT }, periodSeconds: 1 },
       },
     ],
   },
@@ -192,15 +192,11 @@ async function seen(
         .listNamespacedPod({ namespace: NAMESPACE, labelSelector: `app=${app}` })
         .catch(() => undefined)
     )?.items ?? [];
-  const ready = pods.filter(
-    (p) =>
-      p.metadata?.deletionTimestamp === undefined &&
-      p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-  );
+  const ready = pods.filter((p) => p.metadata?.deletionTimestamp === undefined && isReady(p));
   if (ready.length !== 1) return undefined;
   return (await core
     .connectGetNamespacedPodProxyWithPath({
-      name: `${ready[0]?.metadata?.name ?? ""}:8080`,
+      name: `${ready[0]?.metadata?.name ?? ""}:${DEMO_APP_PORT}`,
       namespace: NAMESPACE,
       path: "flags.json",
     })

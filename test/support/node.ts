@@ -2,6 +2,8 @@
 // machine can run one): their describe blocks are skipped, and reported as skipped, otherwise.
 import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { describe, inject } from "vitest";
+import { isReady } from "@svc/kube";
+import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { eventually } from "./kube.ts";
 import { NODE_TAINT } from "./node-taint.ts";
 
@@ -10,10 +12,6 @@ export function describeOnNode(name: string, body: () => void): void {
   const why = inject("nodeUnavailable");
   describe.skipIf(inject("nodeName") === "")(why === "" ? name : `${name} (skipped: no node: ${why})`, body);
 }
-
-/** The demo application image (deploy/demo-app), imported into the node by make images. */
-export const DEMO_IMAGE = "ghcr.io/svc-io/svc-demo:0.1.0";
-export const DEMO_PORT = 8080;
 
 /** A pod template running the demo application on the test node (it tolerates the node's taint). */
 export function demoPodTemplate(app: string, env: { name: string; value: string }[] = []) {
@@ -29,8 +27,8 @@ export function demoPodTemplate(app: string, env: { name: string; value: string 
           name: "app",
           image: DEMO_IMAGE,
           env,
-          ports: [{ name: "http", containerPort: DEMO_PORT }],
-          readinessProbe: { httpGet: { path: "/healthz", port: DEMO_PORT }, periodSeconds: 1 },
+          ports: [{ name: "http", containerPort: DEMO_APP_PORT }],
+          readinessProbe: { httpGet: { path: "/healthz", port: DEMO_APP_PORT }, periodSeconds: 1 },
           securityContext: {
             readOnlyRootFilesystem: true,
             runAsNonRoot: true,
@@ -68,12 +66,10 @@ export async function getFromPod(
 }
 
 export async function seenFlags(kc: KubeConfig, namespace: string, pod: string): Promise<SeenFlags> {
-  return (await getFromPod(kc, namespace, pod, DEMO_PORT, "flags.json")) as SeenFlags;
+  return (await getFromPod(kc, namespace, pod, DEMO_APP_PORT, "flags.json")) as SeenFlags;
 }
 
-const isReady = (pod: V1Pod) =>
-  pod.metadata?.deletionTimestamp === undefined &&
-  pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+const isServing = (pod: V1Pod) => pod.metadata?.deletionTimestamp === undefined && isReady(pod);
 
 /** The Ready pods with label app=`app`, once there are exactly `count` and no others. */
 export async function readyPods(
@@ -86,7 +82,7 @@ export async function readyPods(
   const core = kc.makeApiClient(CoreV1Api);
   return eventually(
     async () => (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items,
-    (pods) => pods.length === count && pods.every(isReady),
+    (pods) => pods.length === count && pods.every(isServing),
     `${count} ready pod(s) of ${app}`,
     timeoutMs,
   );

@@ -1,4 +1,5 @@
 export * from "./backoff.ts";
+export * from "./conditions.ts";
 export * from "./crds.ts";
 export * from "./namespaces.ts";
 export * from "./ports.ts";

@@ -22,7 +22,7 @@ import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
 import { createOperatorMetrics } from "./metrics.ts";
 
-export { parseOperatorConfig, type OperatorConfig } from "./config.ts";
+export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
 export { DELIVERY_FINALIZER } from "./flag-status.ts";
 
 export interface OperatorOptions extends OperatorConfig {

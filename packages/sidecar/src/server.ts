@@ -166,10 +166,11 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
   };
 
   /** The response to send, or undefined when the route answers by itself (stream, OFREP, metrics). */
-  const respond = (request: IncomingMessage, response: ServerResponse): PreparedResponse | undefined => {
-    const url = request.url ?? "/";
-    const query = url.indexOf("?");
-    const path = query === -1 ? url : url.slice(0, query);
+  const respond = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+  ): PreparedResponse | undefined => {
     // HEAD is GET without a body (node:http drops the body of a HEAD response).
     const isGet = request.method === "GET" || request.method === "HEAD";
 
@@ -233,16 +234,13 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     (request, response) => {
       const url = request.url ?? "/";
       const query = url.indexOf("?");
-      if (
-        !parts.remoteReads &&
-        !isLoopback(request.socket.remoteAddress) &&
-        revealsFlags(query === -1 ? url : url.slice(0, query))
-      ) {
+      const path = query === -1 ? url : url.slice(0, query);
+      if (!parts.remoteReads && !isLoopback(request.socket.remoteAddress) && revealsFlags(path)) {
         stats.requests.other++;
         send(response, REMOTE_REFUSED);
         return;
       }
-      const prepared = respond(request, response);
+      const prepared = respond(request, response, path);
       if (prepared) send(response, prepared);
     },
   );

@@ -5,11 +5,10 @@ import {
   AppsV1Api,
   CoreV1Api,
   type KubeConfig,
-  type V1Pod,
   type V1PodTemplateSpec,
 } from "@kubernetes/client-node";
 import type { FlagCreateBody } from "@svc/core";
-import { ensureNamespace, waitFor } from "@svc/kube";
+import { ensureNamespace, isReady, waitFor } from "@svc/kube";
 
 export const DEMO_NAMESPACE = "demo";
 
@@ -145,9 +144,6 @@ export interface DemoPod {
 
 /** Web's two replicas, cache's one, and log-agent's one on the local node. */
 const DEMO_POD_COUNT = 4;
-
-const isReady = (pod: V1Pod) =>
-  pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
 
 /** The demo pods, once all are Ready or `timeoutMs` passed (then as they are). */
 export async function demoPods(kc: KubeConfig, timeoutMs: number): Promise<DemoPod[]> {

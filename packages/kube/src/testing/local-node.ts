@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { CoreV1Api, type V1Node } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
+import { isReady } from "../conditions.ts";
 import { waitFor } from "../wait.ts";
 import { onShutdownSignal, runOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
 import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
@@ -226,7 +227,7 @@ function kubeletConfig(
 
 async function nodeReady(core: CoreV1Api, name: string): Promise<boolean> {
   const node: V1Node | undefined = await core.readNode({ name }).catch(() => undefined);
-  return node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+  return node !== undefined && isReady(node);
 }
 
 /** Starts containerd, imports the images, and starts the kubelet, kube-scheduler and kube-proxy. */

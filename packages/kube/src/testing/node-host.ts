@@ -272,9 +272,10 @@ export function hostLeftovers(containerdSocket: string, dir: string): string[] {
   if (quiet("ip", ["link", "show", POD_NETWORK.bridge]).ok) left.push(`the bridge ${POD_NETWORK.bridge}`);
   const chains = quiet("iptables-save", [])
     .out.split("\n")
-    .filter((line) => /^:(KUBE-|CNI-|SVC-LOCAL-API-GUARD)/.test(line));
-  if (chains.length > 0)
-    left.push(`iptables chains ${chains.map((line) => line.slice(1).split(" ")[0]).join(", ")}`);
+    .filter((line) => line.startsWith(":"))
+    .map((line) => line.slice(1).split(" ")[0] ?? "")
+    .filter((chain) => OUR_CHAIN.test(chain) || chain === API_GUARD_CHAIN);
+  if (chains.length > 0) left.push(`iptables chains ${chains.join(", ")}`);
   const netns = listNetns().filter((name) => name.startsWith("cni-"));
   if (netns.length > 0) left.push(`network namespaces ${netns.join(", ")}`);
   const processes = processesMatching(
