@@ -5,38 +5,31 @@
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { CoreV1Api } from "@kubernetes/client-node";
+import { localImageArchives, localNodeUnavailable } from "@svc/kube/testing";
 import { expect, inject, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { describeOnNode } from "../support/node.ts";
 import { NODE_TAINT } from "../support/node-taint.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/node-unavailable.ts");
-const isRoot = process.getuid?.() === 0;
 
-function unavailable(asUser?: number): string[] {
-  const node = [process.execPath, FIXTURE];
-  const command =
-    asUser === undefined
-      ? node
-      : ["setpriv", `--reuid=${asUser}`, `--regid=${asUser}`, "--clear-groups", ...node];
-  const out = execFileSync(command[0] ?? "", command.slice(1), {
+/** What another process of this run sees: the fixture, run as it is. */
+function unavailableToAnotherProcess(): string[] {
+  const out = execFileSync(process.execPath, [FIXTURE], {
     encoding: "utf8",
     cwd: join(import.meta.dirname, "../.."),
   });
   return JSON.parse(out) as string[];
 }
 
-it.skipIf(!isRoot)(
-  "names root first when a user without it asks (the tests then report the node's as skipped)",
-  () => {
-    const missing = unavailable(65532);
-    expect(missing[0]).toBe("root: containerd and the kubelet manage mounts, cgroups and network namespaces");
-  },
-);
+it("names root first to a user without it (the tests then report the node's as skipped)", () => {
+  const missing = localNodeUnavailable({ imageArchives: localImageArchives(), uid: 65532 });
+  expect(missing[0]).toBe("root: containerd and the kubelet manage mounts, cgroups and network namespaces");
+});
 
 describeOnNode("a second run while the node runs", () => {
   it("is told which process runs the machine's node, and the node keeps running", async () => {
-    const missing = unavailable();
+    const missing = unavailableToAnotherProcess();
     expect(missing).toHaveLength(1);
     expect(missing[0]).toMatch(
       /^the machine's node: process \d+ runs one \(one per machine: a bridge and iptables chains\)$/,

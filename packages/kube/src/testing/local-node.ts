@@ -101,13 +101,14 @@ function hasCommand(name: string): boolean {
  * Why this machine cannot run a local node (one line per missing thing), or an empty list.
  * A node needs root on Linux, containerd and runc, the CNI plugins, iptables and iproute2
  * (Debian: make node-deps), the node's binaries (make controlplane) and the pause image (make images).
+ * `uid`: whose view (default: this process's user).
  */
 export function localNodeUnavailable(
-  options: { binDir?: string; imageArchives?: readonly string[] } = {},
+  options: { binDir?: string; imageArchives?: readonly string[]; uid?: number } = {},
 ): string[] {
   const missing: string[] = [];
   if (process.platform !== "linux") return [`a node runs on Linux only (this is ${process.platform})`];
-  if (process.getuid?.() !== 0)
+  if ((options.uid ?? process.getuid?.()) !== 0)
     missing.push("root: containerd and the kubelet manage mounts, cgroups and network namespaces");
   for (const command of ["containerd", "containerd-shim-runc-v2", "ctr", "runc", "iptables", "ip", "openssl"])
     if (!hasCommand(command)) missing.push(`the command ${command} (Debian: make node-deps)`);
