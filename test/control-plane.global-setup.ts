@@ -2,6 +2,13 @@
 // machine can run one, a real node beside it; stops both after the run whatever the tests did.
 // Files isolate themselves by namespace. The node is tainted: only the pods of the tests that
 // need a node (test/support/node.ts) tolerate it, so no other test's workload starts pods.
+//
+// The fault tests (test/reliability) kill and restart these components. They run in a worker
+// process while the components are children of this one, so this process serves a loopback
+// endpoint for it (test/support/components.ts).
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { TestProject } from "vitest/node";
 import {
   localImageArchives,
@@ -9,9 +16,11 @@ import {
   POD_NETWORK,
   startLocalControlPlane,
   startLocalNode,
+  type LocalControlPlane,
   type LocalNode,
 } from "@svc/kube/testing";
 import { NODE_TAINT } from "./support/node-taint.ts";
+import { unitTestsOnly } from "./support/projects.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -19,6 +28,8 @@ declare module "vitest" {
     /** The node's name, or "" when none runs (then nodeUnavailable says why). */
     nodeName: string;
     nodeUnavailable: string;
+    /** Where test/support/components.ts kills and restarts the shared components. */
+    componentsUrl: string;
   }
 }
 
@@ -28,7 +39,38 @@ function nodeUnavailable(): string[] {
   return localNodeUnavailable({ imageArchives: localImageArchives() });
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** POST /<secret>/{kill,start}/<component>: the shared components, killed (SIGKILL) or started again. */
+async function serveComponents(controlPlane: LocalControlPlane, node: LocalNode | undefined) {
+  const secret = randomBytes(16).toString("hex");
+  const actions = new Map<string, () => Promise<void>>();
+  for (const name of ["etcd", "kube-apiserver", "kube-controller-manager"] as const) {
+    actions.set(`kill/${name}`, () => controlPlane.kill(name));
+    actions.set(`start/${name}`, () => controlPlane.start(name));
+  }
+  for (const name of ["kubelet", "containerd"] as const)
+    if (node !== undefined) {
+      actions.set(`kill/${name}`, () => node.kill(name));
+      actions.set(`start/${name}`, () => node.start(name));
+    }
+  const server: Server = createServer((request, response) => {
+    const action = request.method === "POST" ? request.url?.slice(`/${secret}/`.length) : undefined;
+    const run = request.url?.startsWith(`/${secret}/`) === true ? actions.get(action ?? "") : undefined;
+    if (run === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    run().then(
+      () => response.writeHead(204).end(),
+      (error: unknown) => response.writeHead(500).end(String(error)),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/${secret}`, close: () => server.close() };
+}
+
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (unitTestsOnly(project)) return undefined;
   const missing = nodeUnavailable();
   const controlPlane = await startLocalControlPlane(
     missing.length === 0 ? { podNetworkAddress: POD_NETWORK.gateway } : {},
@@ -52,10 +94,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await controlPlane.stop();
     throw error;
   }
+  const components = await serveComponents(controlPlane, node);
   project.provide("kubeconfigPath", controlPlane.kubeconfigPath);
   project.provide("nodeName", node?.name ?? "");
   project.provide("nodeUnavailable", missing.join("; "));
+  project.provide("componentsUrl", components.url);
   return async () => {
+    components.close();
     await node?.stop();
     await controlPlane.stop();
     // The node's teardown is checked on every run: a leftover fails it.

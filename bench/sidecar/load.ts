@@ -1,28 +1,14 @@
 // Load and resource measurements of a process pinned to CPU 0, for bench/sidecar/run.ts: the
 // load generator (autocannon or wrk) on CPU 1, the process's CPU time and memory from /proc.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { cpuSeconds } from "../support/process-stats.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
 export type LoadTool = "autocannon" | "wrk";
-
-/** A process's memory (taskset execs node, so the pid is node's). */
-export function memory(pid: number): { vmRssMb: number; rssAnonMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { vmRssMb: kb("VmRSS") / 1024, rssAnonMb: kb("RssAnon") / 1024 };
-}
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 export interface LoadResult {
   requestsPerSecond: number;

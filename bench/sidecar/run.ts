@@ -25,7 +25,8 @@ import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/co
 import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
-import { load, memory, type LoadResult, type LoadTool } from "./load.ts";
+import { memory } from "../support/process-stats.ts";
+import { load, type LoadResult, type LoadTool } from "./load.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
