@@ -17,10 +17,10 @@ dev: install controlplane node-deps dashboard images
 test: install controlplane helm postgres chromium node-deps images check
 	vitest run
 
-# Fault injection on the whole system (kill and restart every component while flags change),
-# on a local control plane and node of its own: docs/reliability.md. Needs root, as the node does.
-reliability: install controlplane postgres node-deps images
-	node test/reliability/faults.ts
+# The faults and load suites alone (make test runs them too, after every other test):
+# docs/reliability.md. The faults need the local node, so root, as make dev does.
+reliability: install controlplane postgres chromium node-deps images
+	vitest run --project reliability
 
 install: node_modules/.install-stamp
 
