@@ -8,6 +8,12 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testNamespace } from "../../../test/support/kube.ts";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";
+import {
+  deepNesting,
+  ODD_CONTENT_TYPES,
+  PROTOTYPE_BODIES,
+  segment,
+} from "../../../test/support/hostile-input.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
 import { ADMIN_PASSWORD, type Reply } from "./support/harness.ts";
 
@@ -56,31 +62,6 @@ afterAll(() => {
   );
 });
 
-const HOSTILE_SEGMENTS = [
-  "..",
-  "../..",
-  "..%2F..%2Fetc%2Fpasswd",
-  "%00",
-  "a%00b",
-  "%2e%2e",
-  "__proto__",
-  "constructor",
-  "prototype",
-  "%C3%BC%E2%80%AE%F0%9F%98%80",
-  "%FF%FE",
-  "x".repeat(300),
-  "UPPER",
-  "-leading",
-  "%20",
-  "%0d%0aX-Injected:%201",
-];
-const segment = (valid: readonly string[]) =>
-  fc.oneof(
-    { weight: 2, arbitrary: fc.constantFrom(...valid) },
-    { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS) },
-    { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s)) },
-  );
-
 /** Values for a path parameter; never a name whose loss would end the suite (the role users, the local cluster on DELETE). */
 function paramValues(name: string, method: string): readonly string[] {
   if (name === "namespace") return [ns, "default", "kube-system"];
@@ -113,9 +94,6 @@ const query = fc.array(
 const OVER_1_MIB = "<a JSON body of 1 MiB + 10 bytes>";
 const expand = (raw: string) =>
   raw === OVER_1_MIB ? `{"description":"${"x".repeat(1024 * 1024 + 10)}"}` : raw;
-const deepNesting = fc
-  .integer({ min: 500, max: 5000 })
-  .map((depth) => `${"[".repeat(depth)}${"]".repeat(depth)}`);
 const hostileJson = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
   fc
@@ -139,13 +117,7 @@ const hostileJson = fc.oneof(
       { requiredKeys: [] },
     )
     .map((v) => JSON.stringify(v)),
-  fc.constantFrom(
-    '{"__proto__":{"role":"admin","isAdmin":true}}',
-    '{"constructor":{"prototype":{"role":"admin"}}}',
-    '{"role":"admin","role":"viewer"}',
-    '{"name":"a\\u0000b","namespace":"x"}',
-    '{"name":"\\ud800"}',
-  ),
+  fc.constantFrom(...PROTOTYPE_BODIES),
   deepNesting,
   fc.constant(OVER_1_MIB),
   fc.string({ maxLength: 40 }),
@@ -156,16 +128,7 @@ const body = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .tuple(
-        hostileJson,
-        fc.constantFrom(
-          "text/plain",
-          "application/x-www-form-urlencoded",
-          "application/json; charset=latin1",
-          "multipart/form-data",
-          "",
-        ),
-      )
+      .tuple(hostileJson, fc.constantFrom(...ODD_CONTENT_TYPES))
       .map(([raw, type]) => ({ raw, type })),
   },
 );
