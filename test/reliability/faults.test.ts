@@ -170,7 +170,13 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     start: () => startComponent(name),
   });
   const faults: Fault[] = [];
-  const segments: { name: string; from: number; to: number; recoveredMs: number }[] = [];
+  const segments: {
+    name: string;
+    from: number;
+    to: number;
+    restartedAt: number;
+    recoveredMs: number;
+  }[] = [];
 
   beforeAll(async () => {
     namespace = await testNamespace(kc, "faults");
@@ -275,8 +281,9 @@ describeOnNode("faults: each component killed and restarted while flags are crea
       await fault.kill();
       await sleep(DOWN_MS);
       await fault.start();
+      const restartedAt = Date.now();
       const recoveredMs = await endToEnd(`${name} restarted`);
-      segments.push({ name, from, to: attempts.length, recoveredMs });
+      segments.push({ name, from, to: attempts.length, restartedAt, recoveredMs });
     });
 
   it("lost no acknowledged creation, audited each, and rolled the Deployment at most once per change", async () => {
@@ -312,6 +319,8 @@ describeOnNode("faults: each component killed and restarted while flags are crea
       (a) => !inCluster.has(a.name) || inPod[`faults/${a.name}`] !== `value of ${a.name}`,
     );
     const unaudited = acked.filter((a) => !audited.has(a.name));
+    // An outage is told as one (502, 503, or no answer while a process is down), never as a bug.
+    const internalErrors = attempts.filter((a) => a.status === 500);
     const refusedButApplied = attempts.filter(
       (a) => a.status >= 400 && a.status < 500 && inCluster.has(a.name) && !ackedSet.has(a.name),
     );
@@ -331,18 +340,35 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     // The first template, the flag's first value, then one per acknowledged change.
     const allowedRevision = acknowledgedRolls.length + 2;
 
-    const rows = segments.map(({ name, from, to, recoveredMs }) => {
+    const rows = segments.map(({ name, from, to, restartedAt, recoveredMs }) => {
       const during = attempts.slice(from, to);
-      const lostHere = lost.filter((a) => during.includes(a)).length;
-      return `| ${name} | ${during.length} | ${during.filter(isAcked).length} | ${during.filter((a) => !isAcked(a)).length} | ${lostHere} | ${(recoveredMs / 1000).toFixed(1)} s |`;
+      const refused = during.filter((a) => !isAcked(a));
+      const statuses = new Map<string, number>();
+      for (const a of refused) {
+        const key = a.status === 0 ? "no answer in 5 s" : String(a.status);
+        statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      }
+      const firstAck = during.find((a) => isAcked(a) && a.at >= restartedAt);
+      const cells = [
+        name,
+        during.length,
+        during.filter(isAcked).length,
+        refused.length === 0
+          ? "0"
+          : `${refused.length} (${[...statuses].map(([k, n]) => `${n}× ${k}`).join(", ")})`,
+        lost.filter((a) => during.includes(a)).length,
+        firstAck === undefined ? "—" : `${((firstAck.at - restartedAt) / 1000).toFixed(1)} s`,
+        `${(recoveredMs / 1000).toFixed(1)} s`,
+      ];
+      return `| ${cells.join(" | ")} |`;
     });
     writeReport(
       "faults",
       [
         `Faults injected ${segments.length}, each down ${DOWN_MS / 1000} s; a creation every ${INTERVAL_MS} ms through the API (${attempts.length} attempted, ${acked.length} acknowledged).`,
         "",
-        "| fault (SIGKILL, then restart) | creations while down and recovering | acknowledged | refused or timed out | lost | end to end again after restart |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| fault (SIGKILL, then restart) | creations while down and recovering | acknowledged | refused or timed out | lost | API acknowledging again after restart | end to end again after restart |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         ...rows,
         "",
         `- Acknowledged creations lost (not in the cluster or not in the pod's mounted ConfigMap): **${lost.length}** of ${acked.length}${
@@ -356,6 +382,7 @@ describeOnNode("faults: each component killed and restarted while flags are crea
         `- Acknowledged creations without their audit event: **${unaudited.length}** of ${acked.length}.`,
         `- envVar flag: ${acknowledgedRolls.length} acknowledged value changes, Deployment revision ${revision} (at most ${allowedRevision}); the pod sees FLAG_ROLL=${rollerEnv ?? "nothing"} (last acknowledged: ${lastRoll}).`,
         `- Refused creations (4xx) that still appeared in the cluster: ${refusedButApplied.length}.`,
+        `- Answers 500 (an outage told as a fault of the server): ${internalErrors.length}.`,
       ].join("\n"),
     );
 
@@ -363,6 +390,10 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     expect(lost.map((a) => a.name)).toEqual([]);
     expect(unaudited.map((a) => a.name)).toEqual([]);
     expect(refusedButApplied.map((a) => a.name)).toEqual([]);
+    expect(
+      internalErrors.map((a) => a.name),
+      "answered 500 during an outage",
+    ).toEqual([]);
     expect(rollerEnv).toBe(lastRoll);
     expect(revision).toBeLessThanOrEqual(allowedRevision);
   });

@@ -69,7 +69,13 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   });
   const store = await openStore(config.database, {
     onConnectionError: (error) => {
-      logger.warn({ err: error }, "database connection lost; it is reopened on next use");
+      // The message and code only: pg attaches its whole client object to the error (kilobytes of
+      // connection state on every line).
+      const code = "code" in error ? String(error.code) : undefined;
+      logger.warn(
+        { err: { message: error.message, code } },
+        "database connection lost; it is reopened on next use",
+      );
     },
   });
   const context: ApiContext = {

@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_RULES, ruleFor } from "@svc/core";
+import { backoffDelay, type BackoffPolicy } from "@svc/core/backoff";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
+import { databaseUnavailable } from "../store/db.ts";
 import { outcomeOf, type NewAuditEvent } from "./event.ts";
 
 /** Audit fields are bounded: a name that a client made up never fills the log. */
@@ -76,6 +79,44 @@ export function changeAuditEvent(request: FastifyRequest, status: number, now: n
 }
 
 /**
+ * How long a success's audit event is retried while the database is unreachable (a restart, a
+ * failover) before the response leaves: the change is already made (in a cluster), so its
+ * event must not be dropped for an outage of a few seconds. Refusals are written once.
+ */
+export const AUDIT_RETRY: BackoffPolicy & { forMs: number } = {
+  initialMs: 200,
+  maxMs: 2000,
+  factor: 2,
+  jitter: 0.2,
+  forMs: 20_000,
+};
+
+/**
+ * Appends `event`; a success's event is tried again while the database is unavailable, for up to
+ * AUDIT_RETRY.forMs. Any other error, or a refusal's event, fails at once.
+ */
+export async function appendSurvivingOutages(
+  event: NewAuditEvent,
+  append: (event: NewAuditEvent) => Promise<void>,
+  clock: { now: () => number; sleep: (ms: number) => Promise<unknown>; random: () => number } = {
+    now: Date.now,
+    sleep,
+    random: Math.random,
+  },
+): Promise<void> {
+  const deadline = clock.now() + (event.outcome === "success" ? AUDIT_RETRY.forMs : 0);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await append(event);
+      return;
+    } catch (error) {
+      if (!databaseUnavailable(error) || clock.now() >= deadline) throw error;
+      await clock.sleep(backoffDelay(AUDIT_RETRY, attempt, clock.random()));
+    }
+  }
+}
+
+/**
  * Records every audited request that its handler did not record itself (refusals, failures,
  * logins) once its status is known and before the response leaves, so that a client reading
  * the log right after its change finds it there.
@@ -87,7 +128,7 @@ export function installAuditRecorder(app: FastifyInstance, ctx: ApiContext): voi
     const event = auditEventOf(request, reply.statusCode, ctx.now());
     if (event === undefined) return payload;
     try {
-      await ctx.audit.append(event);
+      await appendSurvivingOutages(event, (e) => ctx.audit.append(e));
     } catch (error) {
       ctx.metrics.auditWriteFailures.inc();
       request.log.error({ err: error }, "could not write the audit event");

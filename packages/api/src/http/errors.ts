@@ -2,6 +2,7 @@ import { describeErrors, schemaErrors } from "@svc/core";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { TSchema } from "typebox";
 import Compile from "typebox/compile";
+import { databaseUnavailable } from "../store/db.ts";
 import { parseJsonBody } from "./json-body.ts";
 
 /** An error with the status and the `{error}` message the client gets (SPEC.md "Errors"). */
@@ -58,6 +59,12 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.info({ code: error.code }, "client closed the connection before the request was complete");
       status = 400;
       message = "the request was not received in full: the client closed the connection";
+    } else if (databaseUnavailable(error)) {
+      // An outage, not a fault of the request or of ours: the client may retry.
+      request.log.warn({ err: { message: error.message, code: error.code } }, "database unavailable");
+      status = 503;
+      message = "the database is unavailable: try again shortly";
+      void reply.header("retry-after", "2");
     } else if (status >= 500 && !(error instanceof HttpError)) {
       // A fault of ours: logged, never shown. (A deliberate 502/503, such as an unreachable
       // cluster, is an HttpError whose message is meant for the client.)

@@ -123,6 +123,35 @@ function postgresPool(url: string, options: StoreOptions): pg.Pool {
   return pool;
 }
 
+const UNREACHABLE_SOCKET = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+// SQLSTATE 57P01–03: the server is shutting down, crashed, or not accepting connections yet.
+const SERVER_GOING = new Set(["57P01", "57P02", "57P03"]);
+
+/**
+ * Whether an error says the database cannot be reached right now (down, restarting, failing
+ * over, locked) rather than that a query is wrong: the request may succeed if retried, so the
+ * client gets 503 instead of 500. Follows `cause` chains, as drivers and Kysely wrap errors.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = "code" in e && typeof e.code === "string" ? e.code : "";
+    if (UNREACHABLE_SOCKET.has(code) || SERVER_GOING.has(code) || code.startsWith("08")) return true;
+    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return true;
+    // pg's own messages for a connection lost mid-query or never opened carry no code.
+    if (/^Connection terminated/.test(e.message)) return true;
+  }
+  return false;
+}
+
 /** Readiness: one round trip to the database. */
 export async function pingStore(store: Store): Promise<void> {
   await sql`select 1`.execute(store.db);
