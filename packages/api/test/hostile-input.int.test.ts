@@ -15,6 +15,7 @@ import {
   segment,
 } from "../../../test/support/hostile-input.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
+import { writeReport } from "../../../test/reliability/report.ts";
 import { ADMIN_PASSWORD, type Reply } from "./support/harness.ts";
 
 const RUNS_PER_OPERATION = 15;
@@ -31,8 +32,15 @@ const PASSWORDS: Record<string, [string, string]> = {
   viewer: ["vi", "vi-password"],
 };
 let operations: { method: string; path: string }[] = [];
-/** Requests tried per operation, and how many were refused (4xx), for the report. */
-const tried = new Map<string, { requests: number; refused: number }>();
+interface Tally {
+  requests: number;
+  refused: number;
+  serverErrors: number;
+  hung: number;
+  nonJson: number;
+}
+/** Per operation: requests tried, refused (4xx), and the answers the suite forbids, for the report. */
+const tried = new Map<string, Tally>();
 
 beforeAll(async () => {
   env = await startClusterApi("hostile");
@@ -56,9 +64,16 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  const lines = [...tried].map(([op, n]) => `${op}: ${n.requests} requests, ${n.refused} refused`);
-  console.info(
-    `hostile input, per operation (0 answers of 5xx, hung or non-JSON errors):\n${lines.join("\n")}`,
+  writeReport(
+    "api-hostile",
+    [
+      "| operation | requests | refused (4xx) | 5xx | no answer in 30 s | error not JSON `{error}` |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
+      ...[...tried].map(
+        ([op, n]) =>
+          `| \`${op}\` | ${n.requests} | ${n.refused} | ${n.serverErrors} | ${n.hung} | ${n.nonJson} |`,
+      ),
+    ].join("\n"),
   );
 });
 
@@ -159,6 +174,10 @@ async function storedState(): Promise<string> {
   return JSON.stringify({ usersView, clustersView, flagsView });
 }
 
+const isJsonError = (reply: Reply) =>
+  /^application\/json/.test(reply.headers.get("content-type") ?? "") &&
+  typeof (reply.json as { error?: unknown } | undefined)?.error === "string";
+
 function checkReply(label: string, reply: Reply): void {
   expect(reply.status, `${label}: ${reply.text.slice(0, 300)}`).toBeLessThan(500);
   if (reply.status >= 400) {
@@ -180,18 +199,32 @@ describe("hostile input at every operation of the OpenAPI document", () => {
           const search = new URLSearchParams(pairs).toString();
           const { token, headers } = tokenOf(who);
           const before = await storedState();
-          const reply = await env.api.call(method, `${url}${search === "" ? "" : `?${search}`}`, {
-            ...(token === undefined ? {} : { token }),
-            ...(sent === undefined ? {} : { rawBody: expand(sent.raw) }),
-            headers: {
-              ...headers,
-              ...(sent === undefined || sent.type === "" ? {} : { "content-type": sent.type }),
-            },
-          });
+          const count = tried.get(`${method} ${path}`) ?? {
+            requests: 0,
+            refused: 0,
+            serverErrors: 0,
+            hung: 0,
+            nonJson: 0,
+          };
+          tried.set(`${method} ${path}`, count);
+          count.requests++;
+          const reply = await env.api
+            .call(method, `${url}${search === "" ? "" : `?${search}`}`, {
+              ...(token === undefined ? {} : { token }),
+              ...(sent === undefined ? {} : { rawBody: expand(sent.raw) }),
+              headers: {
+                ...headers,
+                ...(sent === undefined || sent.type === "" ? {} : { "content-type": sent.type }),
+              },
+            })
+            .catch((error: unknown) => {
+              count.hung++;
+              throw error;
+            });
+          if (reply.status >= 500) count.serverErrors++;
+          if (reply.status >= 400 && !isJsonError(reply)) count.nonJson++;
           const label = `${method} ${url}?${search} as ${who}`;
           checkReply(label, reply);
-          const count = tried.get(`${method} ${path}`) ?? { requests: 0, refused: 0 };
-          count.requests++;
           if (reply.status >= 400) {
             count.refused++;
             expect(
@@ -199,7 +232,6 @@ describe("hostile input at every operation of the OpenAPI document", () => {
               `${label} was refused (${reply.status}) but changed what is stored`,
             ).toBe(before);
           }
-          tried.set(`${method} ${path}`, count);
           const login = PASSWORDS[who];
           if (path === "/api/v1/auth/logout" && reply.status < 300 && login !== undefined)
             callers[who] = await env.api.login(...login);
