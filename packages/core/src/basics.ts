@@ -75,3 +75,21 @@ export function defaultValueProblem(type: FlagType, value: string): string | und
       return undefined;
   }
 }
+
+/**
+ * The status and message for a request Node's HTTP parser refused before any route saw it
+ * (its `clientError`), so that every server of the house answers it with a JSON error.
+ */
+export function httpClientErrorReply(
+  error: { code?: string; message: string },
+  maxHeaderBytes: number,
+): { status: number; error: string } {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, error: `request headers are larger than ${maxHeaderBytes / 1024} KiB` };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, error: "the request was not received in time" };
+    default:
+      return { status: 400, error: `malformed HTTP request: ${error.message}` };
+  }
+}

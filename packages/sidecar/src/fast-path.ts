@@ -9,7 +9,7 @@
 // parser, limits and timeouts, and node:http's server tracks and closes every connection.
 import { maxHeaderSize, STATUS_CODES, type Server as HttpServer } from "node:http";
 import type { Socket } from "node:net";
-import type { PreparedResponse } from "./responses.ts";
+import { clientErrorAnswer, type PreparedResponse } from "./responses.ts";
 
 /** Headers that change how a request is framed or answered: a request with one goes to node:http. */
 const FRAMING_HEADERS = new Set([
@@ -93,8 +93,8 @@ export function responseHead(prepared: PreparedResponse, date: string, keepAlive
 const MAX_BACKLOG = 1024 * 1024;
 /** The most headers a fast-path request may have; node:http allows 1,000 and judges the rest. */
 const MAX_FAST_HEADERS = 64;
-/** What node:http sends when a client is too slow with its request (its own bytes). */
-const REQUEST_TIMEOUT = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n";
+/** What node:http sends when a client is too slow with its request (the server's clientError answer). */
+const REQUEST_TIMEOUT = clientErrorAnswer({ code: "ERR_HTTP_REQUEST_TIMEOUT", message: "" });
 
 export interface FastPath {
   /** Ends the connections still on the fast path (they are idle between chunks): for shutdown. */

@@ -4,7 +4,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
 import { evaluationFailure, evaluationRequestProblem, flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
-import { errorResponse, JSON_TYPE, prepare, TEXT_TYPE, type PreparedResponse } from "./responses.ts";
+import type { Duplex } from "node:stream";
+import {
+  clientErrorAnswer,
+  errorResponse,
+  JSON_TYPE,
+  prepare,
+  TEXT_TYPE,
+  type PreparedResponse,
+} from "./responses.ts";
 import type { Route, SidecarStats } from "./stats.ts";
 import type { ChangeStream } from "./stream.ts";
 
@@ -244,5 +252,14 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
       if (prepared) send(response, prepared);
     },
   );
+  server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
+    // As node:http's own handler: a reset peer, or a response already under way, gets nothing.
+    const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorAnswer(error));
+  });
   return { server, readFlags };
 }

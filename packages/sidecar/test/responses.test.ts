@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { errorResponse, renderFlag, renderFlagList, renderOfrepBulk } from "../src/responses.ts";
+import {
+  clientErrorAnswer,
+  errorResponse,
+  renderFlag,
+  renderFlagList,
+  renderOfrepBulk,
+} from "../src/responses.ts";
 import { etagOf } from "../src/ofrep.ts";
 
 function header(headers: string[], name: string): string | undefined {
@@ -69,5 +75,31 @@ describe("whole-namespace responses", () => {
     expect(response.status).toBe(405);
     expect(JSON.parse(response.body.toString())).toEqual({ error: "no" });
     expect(header(response.headers, "allow")).toBe("GET");
+  });
+});
+
+describe("clientErrorAnswer", () => {
+  const parse = (answer: string) => {
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    return { head, body: JSON.parse(body) as unknown, length: Buffer.byteLength(body) };
+  };
+
+  it("answers what node:http's parser refuses with its status and a JSON {error}, then closes", () => {
+    const cases = [
+      [{ code: "HPE_INVALID_METHOD", message: "Parse Error: Invalid method encountered" }, "400 Bad Request"],
+      [
+        { code: "HPE_HEADER_OVERFLOW", message: "Parse Error: Header overflow" },
+        "431 Request Header Fields Too Large",
+      ],
+      [{ code: "ERR_HTTP_REQUEST_TIMEOUT", message: "" }, "408 Request Timeout"],
+    ] as const;
+    for (const [error, status] of cases) {
+      const { head, body, length } = parse(clientErrorAnswer(error));
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status}\r\n`));
+      expect(head).toContain("\r\nContent-Type: application/json; charset=utf-8\r\n");
+      expect(head).toContain(`\r\nContent-Length: ${length}\r\n`);
+      expect(head).toMatch(/\r\nConnection: close$/);
+      expect(body).toEqual({ error: expect.any(String) as string });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import { httpClientErrorReply } from "@svc/core/basics";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";
 
@@ -48,14 +49,7 @@ export function clientErrorReply(error: { code?: string; message: string }): {
   status: number;
   error: string;
 } {
-  switch (error.code) {
-    case "HPE_HEADER_OVERFLOW":
-      return { status: 431, error: `request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB` };
-    case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, error: "the request was not received in time" };
-    default:
-      return { status: 400, error: `malformed HTTP request: ${error.message}` };
-  }
+  return httpClientErrorReply(error, MAX_HEADER_BYTES);
 }
 
 /** Answers on the raw socket, as Node does, but with a JSON {error}; then the connection ends. */
