@@ -8,7 +8,8 @@
 // change. The table goes to .cache/reliability/faults.md (docs/reliability.md).
 //
 // Runs last (the reliability project) as it kills what every other test shares; needs the node.
-import { mkdtempSync } from "node:fs";
+// SVC_FAULTS_LOG_LEVEL=debug keeps the svc processes' debug logs (in the folder the test names).
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -65,7 +66,12 @@ describeOnNode("faults: each component killed and restarted while flags are crea
         name: `svc ${command}`,
         command: process.execPath,
         args: [join(ROOT, "packages/cli/src/main.ts"), command],
-        env: { ...process.env, SVC_LOG_LEVEL: "warn", KUBECONFIG: inject("kubeconfigPath"), ...env },
+        env: {
+          ...process.env,
+          SVC_LOG_LEVEL: process.env["SVC_FAULTS_LOG_LEVEL"] ?? "warn",
+          KUBECONFIG: inject("kubeconfigPath"),
+          ...env,
+        },
         logPath: join(logDir, `svc-${command}.log`),
       }));
     const handle: SvcProcess = {
@@ -261,6 +267,8 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     for (const fault of faults) await fault.start().catch(() => undefined);
     for (const p of processes) await p.stop();
     await postgres?.stop();
+    if (process.env["SVC_FAULTS_LOG_LEVEL"] === undefined) rmSync(logDir, { recursive: true, force: true });
+    else process.stdout.write(`svc api and svc operator logs kept in ${logDir}\n`);
   });
 
   for (const name of [

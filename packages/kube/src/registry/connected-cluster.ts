@@ -24,6 +24,9 @@ import { SYSTEM_NAMESPACES } from "@svc/core";
 import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
 import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
 import { Reflector } from "./reflector.ts";
+
+/** How often /version is asked while the cluster or one of its informers is unreachable. */
+export const UNHEALTHY_PROBE_INTERVAL_MS = 1000;
 import { ClusterTransport } from "./transport.ts";
 import { type ClusterConnectionResource, type FeatureFlagResource, type Logger } from "./types.ts";
 
@@ -213,7 +216,7 @@ export class ClusterRuntime implements ConnectedCluster {
     }
   }
 
-  /** GET /version every probeIntervalMs: the cluster's version, and an outage seen even when no watch notices. */
+  /** GET /version every probeIntervalMs (every UNHEALTHY_PROBE_INTERVAL_MS while something fails): the cluster's version, and an outage seen even when no watch notices. */
   async #probeLoop(): Promise<void> {
     const { requestTimeoutMs, probeIntervalMs } = this.#options;
     const stopped = () => this.#stopping.signal.aborted;
@@ -227,18 +230,33 @@ export class ClusterRuntime implements ConnectedCluster {
         )) as {
           gitVersion?: string;
         };
-        const recovered = this.#probe.failure !== undefined;
+        const recovered = this.#probe.failure !== undefined || this.#reflectorFailing();
         this.#kubernetesVersion = version.gitVersion;
         this.#probe = { synced: true };
-        // The API server is back: informers waiting out a back-off retry now.
+        // The API server answers: informers waiting out a back-off retry now. Also while one
+        // still fails after /version came back (a restarted API server answers 429 while its
+        // watch cache fills): its back-off may have grown to many seconds by then.
         if (recovered) for (const reflector of this.#reflectors) reflector.retryNow();
       } catch (error) {
         if (stopped()) break;
         this.#probe = { synced: this.#probe.synced, failure: describeFailure(error, "get /version") };
       }
       this.#healthMayHaveChanged();
-      await sleep(probeIntervalMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+      // Every second while something fails, so that recovery is noticed within a second.
+      const unhealthy = this.#probe.failure !== undefined || this.#reflectorFailing();
+      await sleep(
+        unhealthy ? Math.min(UNHEALTHY_PROBE_INTERVAL_MS, probeIntervalMs) : probeIntervalMs,
+        undefined,
+        {
+          signal: this.#stopping.signal,
+        },
+      ).catch(() => undefined);
     }
+  }
+
+  /** An informer that cannot reach the API server (not one refused for good: a 403 keeps its back-off). */
+  #reflectorFailing(): boolean {
+    return this.#reflectors.some((r) => r.outcome().failure?.kind === "unreachable");
   }
 
   #healthMayHaveChanged(): void {
