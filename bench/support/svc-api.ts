@@ -22,7 +22,8 @@ export async function startSvcApi(
         ...env,
         SVC_API_HOST: "127.0.0.1",
         SVC_API_PORT: String(port),
-        SVC_METRICS_PORT: "0",
+        // Any free port unless the caller picks one (to scrape it).
+        SVC_METRICS_PORT: env["SVC_METRICS_PORT"] ?? "0",
         SVC_ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
         SVC_LOG_LEVEL: logLevel,
       },
