@@ -75,10 +75,10 @@ export function reportApiLoad(r: ApiLoadRun): void {
       `| CPU during the load: svc api (its own core); the load generator | ${r.apiCpuSeconds.toFixed(1)} s; ${r.generatorCpuSeconds.toFixed(1)} s of ${r.seconds} s |`,
       `| svc api memory (VmRSS / anon), started and idle | ${fmt(r.idle)} |`,
       `| right after a ${r.warmupSeconds} s warm-up (the same load) | ${fmt(r.warm)} |`,
-      `| before the load: lowest in the ${r.settleSeconds} s after the warm-up (V8 heap used then) | ${fmt(r.before)} (${heap(r.before)}) |`,
+      `| before the load: ${r.settleSeconds} s after the warm-up, after a full GC (V8 heap used of total) | ${fmt(r.before)} (${heap(r.before)}) |`,
       `| anon memory during the load, at the end of each tenth | ${tenths(r.series)} |`,
       `| right after the load | ${fmt(r.right)} |`,
-      `| settled: lowest in the ${r.settleSeconds} s after the load (V8 heap used then) | ${fmt(r.settled)} (${heap(r.settled)}) |`,
+      `| settled: ${r.settleSeconds} s after the load, after a full GC (V8 heap used of total) | ${fmt(r.settled)} (${heap(r.settled)}) |`,
       `| bound: settled anon ≤ before + ${r.memoryGrowthMib} MiB | ${(r.before.rssAnonMb + r.memoryGrowthMib).toFixed(1)} MB |`,
     ].join("\n"),
   );
