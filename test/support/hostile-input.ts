@@ -1,6 +1,8 @@
 // Hostile parts of HTTP requests as fast-check arbitraries, shared by the hostile-input suites of
-// every server (the API, the sidecar): path segments, nesting, prototype keys, content types.
+// every server (the API, the sidecar, the dashboard's proxy): path segments, nesting, prototype
+// keys, content types, query strings, bodies, callers, and the stored state a refusal must keep.
 import fc from "fast-check";
+import { validFlagSpec } from "./flag-cases.ts";
 
 /** Path segments (already percent-encoded where needed) that no well-behaved client sends. */
 export const HOSTILE_SEGMENTS = [
@@ -52,3 +54,125 @@ export const ODD_CONTENT_TYPES = [
   "multipart/form-data",
   "",
 ];
+
+/** Query keys the API reads, and some it must ignore. */
+const QUERY_KEYS = [
+  "clusterId",
+  "namespace",
+  "dryRun",
+  "limit",
+  "since",
+  "before",
+  "x",
+  "__proto__",
+  "constructor",
+];
+
+/** Query pairs, repeated keys included; `namespace` is the suite's own, a valid value. */
+export const hostileQuery = (namespace: string) =>
+  fc.array(
+    fc.tuple(
+      fc.constantFrom(...QUERY_KEYS),
+      fc.oneof(
+        fc.constantFrom("local", "true", "false", "-1", "1e9", "", namespace),
+        fc.string({ maxLength: 12 }),
+      ),
+    ),
+    { maxLength: 4 },
+  );
+
+/** Stands for a body just over 1 MiB, made when sent (so that a counterexample stays readable). */
+export const OVER_1_MIB = "<a JSON body of 1 MiB + 10 bytes>";
+export const expandBody = (raw: string) =>
+  raw === OVER_1_MIB ? `{"description":"${"x".repeat(1024 * 1024 + 10)}"}` : raw;
+
+/** Raw JSON-ish bodies: any JSON, the API's own fields with wrong types, prototype keys, deep nesting, huge. */
+export const hostileJson = (namespace: string) =>
+  fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
+    fc
+      .record(
+        {
+          name: fc.oneof(fc.constantFrom("seed", "new-one", "__proto__"), fc.string({ maxLength: 70 })),
+          namespace: fc.oneof(fc.constant(namespace), fc.string({ maxLength: 70 })),
+          clusterId: fc.oneof(fc.constant("local"), fc.string({ maxLength: 10 }), fc.integer()),
+          type: fc.oneof(
+            fc.constantFrom("boolean", "integer", "string", "json"),
+            fc.string({ maxLength: 8 }),
+            fc.boolean(),
+          ),
+          defaultValue: fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null)),
+          enabled: fc.oneof(fc.boolean(), fc.string({ maxLength: 5 })),
+          delivery: fc.oneof(fc.constant(validFlagSpec.delivery), fc.jsonValue({ maxDepth: 2 })),
+          username: fc.oneof(fc.constantFrom("fuzz-target", "observer"), fc.string({ maxLength: 70 })),
+          password: fc.oneof(fc.string({ maxLength: 80 }), fc.integer()),
+          role: fc.oneof(fc.constantFrom("admin", "editor", "viewer"), fc.string({ maxLength: 8 })),
+        },
+        { requiredKeys: [] },
+      )
+      .map((v) => JSON.stringify(v)),
+    fc.constantFrom(...PROTOTYPE_BODIES),
+    deepNesting,
+    fc.constant(OVER_1_MIB),
+    fc.string({ maxLength: 40 }),
+  );
+
+/** No body, or a hostile one as JSON, or under an odd content type ("" sends none). */
+export const hostileBody = (namespace: string) =>
+  fc.oneof(
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: hostileJson(namespace).map((raw) => ({ raw, type: "application/json" })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(hostileJson(namespace), fc.constantFrom(...ODD_CONTENT_TYPES))
+        .map(([raw, type]) => ({ raw, type })),
+    },
+  );
+
+/** Who sends a request: a role's live token, an unknown token, none, or another scheme. */
+export const CALLERS = ["admin", "editor", "viewer", "bad-token", "none", "malformed"] as const;
+export type Caller = (typeof CALLERS)[number];
+export const caller = fc.constantFrom(...CALLERS);
+
+/** The Authorization header of a caller; `tokens` holds the roles' live tokens. */
+export function authorizationOf(who: Caller, tokens: Readonly<Record<string, string>>): string | undefined {
+  const token = tokens[who];
+  if (token !== undefined) return `Bearer ${token}`;
+  if (who === "bad-token") return `Bearer ${"0".repeat(64)}`;
+  if (who === "malformed") return "Basic YWRtaW46YWRtaW4=";
+  return undefined;
+}
+
+/**
+ * Values for a path parameter of the API's OpenAPI document; never a name whose loss would end a
+ * suite (the role users, the local cluster on DELETE). The suite has a user fuzz-target and a
+ * flag seed in `namespace`.
+ */
+export function pathParamValues(name: string, method: string, namespace: string): readonly string[] {
+  if (name === "namespace") return [namespace, "default", "kube-system"];
+  if (name === "name") return ["seed", "ghost"];
+  if (name === "username") return ["fuzz-target", "ghost"];
+  if (name === "id") return method === "DELETE" ? ["ghost"] : ["local", "ghost"];
+  return ["x"];
+}
+
+/** An API call as some token, answering the parsed JSON body. */
+export type ApiRead = (path: string) => Promise<{ json: unknown }>;
+
+/** What a refused request must leave as it was: users and roles, clusters, the namespace's flags. */
+export async function storedState(read: ApiRead, namespace: string): Promise<string> {
+  const [users, clusters, flags] = await Promise.all([
+    read("/api/v1/users"),
+    read("/api/v1/clusters"),
+    read(`/api/v1/flags?clusterId=local&namespace=${namespace}`),
+  ]);
+  const usersView = (users.json as { username: string; role: string }[]).map(
+    (u) => `${u.username}:${u.role}`,
+  );
+  const clustersView = (clusters.json as { id: string }[]).map((c) => c.id);
+  const flagsView = (flags.json as { name: string; resourceVersion: string }[]).map(
+    (f) => `${f.name}@${f.resourceVersion}`,
+  );
+  return JSON.stringify({ usersView, clustersView, flagsView });
+}

@@ -5,6 +5,7 @@ import { installAuditRecorder } from "./audit/recorder.ts";
 import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
+import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
 import type { ClusterRegistry } from "@svc/kube";
 import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";
@@ -32,7 +33,7 @@ import { UsersRepo } from "./users/store.ts";
 import { ensureInitialAdmin } from "./users/admin.ts";
 
 /** DESIGN.md §4: request bodies up to 1 MiB, else 413. */
-export const BODY_LIMIT = 1024 * 1024;
+export const BODY_LIMIT = API_BODY_LIMIT_BYTES;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 

@@ -8,6 +8,12 @@ export const API_GROUP = "svc.io";
 export const API_VERSION = "v1alpha1";
 export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}`;
 
+/**
+ * The largest request body the REST API takes (DESIGN.md §4; 413 beyond). The dashboard's proxy
+ * refuses larger ones itself: the API answers them before reading them all and closes.
+ */
+export const API_BODY_LIMIT_BYTES = 1024 * 1024;
+
 export const FEATURE_FLAG = { kind: "FeatureFlag", plural: "featureflags", singular: "featureflag" } as const;
 
 export const FLAG_TYPES = ["boolean", "integer", "string", "json"] as const;

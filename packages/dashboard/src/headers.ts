@@ -50,3 +50,47 @@ export function proxyFailure(error: ProxyErrorLike, apiUrl: string): { status: n
     error: `the API server at ${apiUrl} is unreachable${code === undefined ? "" : ` (${code})`}`,
   };
 }
+
+/** A request's headers as node:http gives them. */
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * The headers the proxy sends the API server for a browser's request. The browser's address
+ * replaces any X-Forwarded-For it sent (the dashboard is the edge). A GET or HEAD is passed on
+ * without its body (Fastify does not read one, so the proxy sends none), so its Content-Length
+ * and Transfer-Encoding are dropped too: kept, they made the API server wait for a body that
+ * never came and read the next request on the same upstream connection, another user's
+ * perhaps, as that body (the hostile-input suite found it: that request got a 504).
+ */
+export function upstreamHeaders(method: string, headers: RequestHeaders, clientIp: string): RequestHeaders {
+  const forwarded: RequestHeaders = { ...headers, "x-forwarded-for": clientIp };
+  if (method === "GET" || method === "HEAD") {
+    delete forwarded["content-length"];
+    delete forwarded["transfer-encoding"];
+  }
+  return forwarded;
+}
+
+/**
+ * Why a request is refused before it could reach the API server, if it is: a body larger than
+ * the API takes, or one of unknown length (a browser always sends Content-Length). The API
+ * answers such a body (413) before reading it all and closes the connection; the proxy, still
+ * sending, then saw a broken pipe and answered 502 "unreachable" (the hostile-input suite found
+ * it). A GET's or HEAD's body is never passed on, so it is not judged.
+ */
+export function bodyRefusal(
+  method: string,
+  headers: RequestHeaders,
+  limitBytes: number,
+): { status: number; error: string } | undefined {
+  if (method === "GET" || method === "HEAD") return undefined;
+  const length = headers["content-length"];
+  if (length === undefined) {
+    return headers["transfer-encoding"] === undefined
+      ? undefined
+      : { status: 411, error: "a request body needs a Content-Length" };
+  }
+  return Number(length) > limitBytes
+    ? { status: 413, error: `the request body is larger than ${limitBytes} bytes` }
+    : undefined;
+}

@@ -2,10 +2,24 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyProxy from "@fastify/http-proxy";
 import fastifyStatic from "@fastify/static";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
+import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
 import { pino } from "pino";
 import type { DashboardConfig } from "./config.ts";
-import { cacheControlFor, DASHBOARD_SECURITY_HEADERS, proxyFailure } from "./headers.ts";
+import {
+  bodyRefusal,
+  cacheControlFor,
+  DASHBOARD_SECURITY_HEADERS,
+  proxyFailure,
+  upstreamHeaders,
+  type RequestHeaders,
+} from "./headers.ts";
 
 /** Where `make dashboard` (vite build) puts the app. */
 export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../dist", import.meta.url));
@@ -35,9 +49,17 @@ export async function buildDashboardServer(
   const logger: FastifyBaseLogger = pino({ level: config.logLevel, base: { component: "dashboard" } });
   const app = Fastify({
     loggerInstance: logger,
-    // The proxy streams request bodies through untouched; the API server enforces its limits.
-    bodyLimit: 1024 * 1024,
+    // The proxy streams request bodies through untouched, after bodyRefusal (below) checked their size.
+    bodyLimit: API_BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // A path that is not valid percent-encoding, refused by the router before any route.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      void reply
+        .code(400)
+        .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
+        .type("application/json")
+        .send({ error: error.message });
+    },
   });
 
   app.addHook("onSend", async (request, reply) => {
@@ -45,6 +67,29 @@ export async function buildDashboardServer(
     // proxy's own failures set the dashboard's in onError below.
     if (request.url.startsWith("/api/")) return;
     for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) reply.header(name, value);
+  });
+
+  // The dashboard's own refusals (a path the proxy will not pass on, a malformed body) are JSON
+  // {error} like every answer of svc, not Fastify's {statusCode, error, message}. Set before the proxy is
+  // registered, so that the proxy's context inherits it.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = typeof error.statusCode === "number" && error.statusCode >= 400 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    return reply
+      .code(status)
+      .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
+      .type("application/json")
+      .send({ error: status >= 500 ? "internal error" : error.message });
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    const refusal = bodyRefusal(request.method, request.headers, API_BODY_LIMIT_BYTES);
+    if (refusal === undefined) return;
+    await reply
+      .code(refusal.status)
+      .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
+      .type("application/json")
+      .send({ error: refusal.error });
   });
 
   await app.register(fastifyProxy, {
@@ -55,8 +100,8 @@ export async function buildDashboardServer(
     disableRequestLogging: true,
     http: { requestOptions: { timeout: config.apiTimeoutMs } },
     replyOptions: {
-      // The dashboard is the edge: the API sees the browser's address, never one the browser claims.
-      rewriteRequestHeaders: (request, headers) => ({ ...headers, "x-forwarded-for": request.ip }),
+      rewriteRequestHeaders: (request, headers) =>
+        upstreamHeaders(request.method, headers as RequestHeaders, request.ip),
       onError: (reply, { error }) => {
         const failure = proxyFailure(error, config.apiUrl);
         reply.log.warn({ status: failure.status }, failure.error);

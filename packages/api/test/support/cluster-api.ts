@@ -12,6 +12,17 @@ import { ADMIN_PASSWORD, TestApi, testConfig } from "./harness.ts";
 export const ROLES = ["admin", "editor", "viewer"] as const;
 export type TestRole = (typeof ROLES)[number];
 
+/** The username and password of each role's user. */
+export const ROLE_LOGINS: Readonly<Record<TestRole, readonly [string, string]>> = {
+  admin: ["admin", ADMIN_PASSWORD],
+  editor: ["ed", "ed-password"],
+  viewer: ["vi", "vi-password"],
+};
+
+/** The login of `who` when it is a role (to sign in again after a logout), else undefined. */
+export const roleLogin = (who: string): readonly [string, string] | undefined =>
+  (ROLES as readonly string[]).includes(who) ? ROLE_LOGINS[who as TestRole] : undefined;
+
 export interface ClusterApi {
   api: TestApi;
   kc: KubeConfig;
@@ -40,13 +51,13 @@ export async function startClusterApi(prefix: string): Promise<ClusterApi> {
     await registry.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const admin = await api.login("admin", ADMIN_PASSWORD);
-  await api.createUser(admin, "ed", "editor");
-  await api.createUser(admin, "vi", "viewer");
+  const admin = await api.login(...ROLE_LOGINS.admin);
+  await api.createUser(admin, ROLE_LOGINS.editor[0], "editor", ROLE_LOGINS.editor[1]);
+  await api.createUser(admin, ROLE_LOGINS.viewer[0], "viewer", ROLE_LOGINS.viewer[1]);
   const tokens = {
     admin,
-    editor: await api.login("ed", "ed-password"),
-    viewer: await api.login("vi", "vi-password"),
+    editor: await api.login(...ROLE_LOGINS.editor),
+    viewer: await api.login(...ROLE_LOGINS.viewer),
   };
   return { api, kc, registry, systemNamespace, tokens };
 }
