@@ -21,6 +21,9 @@ import {
   type RequestHeaders,
 } from "./headers.ts";
 
+/** The longest request line and headers taken: 1 KiB under the API server's limit. */
+export const DASHBOARD_MAX_HEADER_BYTES = 15 * 1024;
+
 /** Where `make dashboard` (vite build) puts the app. */
 export const DEFAULT_DIST_DIR = fileURLToPath(new URL("../dist", import.meta.url));
 
@@ -52,6 +55,9 @@ export async function buildDashboardServer(
     // The proxy streams request bodies through untouched, after bodyRefusal (below) checked their size.
     bodyLimit: API_BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // Under the API server's 16 KiB (its protocol.ts), with room for the headers the proxy adds:
+    // a head the API refused as too large was a 502 here for a HEAD (a 431 has a body).
+    http: { maxHeaderSize: DASHBOARD_MAX_HEADER_BYTES },
     // A path that is not valid percent-encoding, refused by the router before any route.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       void reply
