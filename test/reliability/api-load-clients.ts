@@ -3,22 +3,10 @@
 // the flags it creates (names never reused), so it knows what each flag must hold after each
 // acknowledged write, and checks it when it reads its own flag back (the API promises a writer
 // reads its own write). Errors are counted by kind, never thrown: the test asserts there are none.
-import { Pool } from "undici";
+import type { Pool } from "undici";
+import type { LoadStats, Operation } from "./api-load-phase.ts";
 
 export type Role = "admin" | "editor" | "viewer";
-export type Operation =
-  | "GET flags (namespace)"
-  | "GET flag (seed)"
-  | "GET flag (own)"
-  | "GET auth/me"
-  | "GET audit"
-  | "GET clusters"
-  | "GET workloads"
-  | "POST flag (create)"
-  | "PUT flag (update)"
-  | "POST flag toggle"
-  | "DELETE flag"
-  | "GET /healthz";
 type Write = "create" | "update" | "toggle" | "delete";
 
 /** A write the API answered with its success status: what its audit event must show. */
@@ -38,29 +26,6 @@ export interface OwnedFlag {
 
 const REQUEST_TIMEOUT_MS = 30_000;
 const SELECTOR = { matchLabels: { app: "api-load-none" } };
-
-/** Per-operation durations and error counts of one phase. */
-export class LoadStats {
-  readonly durations = new Map<Operation, number[]>();
-  readonly errors = new Map<string, number>();
-  elapsedMs = 0;
-
-  record(op: Operation, ms: number, error?: string): void {
-    const list = this.durations.get(op) ?? [];
-    list.push(ms);
-    this.durations.set(op, list);
-    if (error !== undefined) this.fail(op, error);
-  }
-
-  /** An error found in an answer that was already recorded (a stale read, a wrong toggle). */
-  fail(op: Operation, error: string): void {
-    this.errors.set(`${op}: ${error}`, (this.errors.get(`${op}: ${error}`) ?? 0) + 1);
-  }
-
-  get requests(): number {
-    return [...this.durations.values()].reduce((n, list) => n + list.length, 0);
-  }
-}
 
 /** A small seeded PRNG (mulberry32): each client's choices are the same from run to run. */
 function seeded(seed: number): () => number {
@@ -316,27 +281,4 @@ export class LoadClient {
     this.deleted.add(name);
     this.#ack("delete", name, before?.value ?? "");
   }
-}
-
-/** Every client loops over `step` until `ms` have passed (each request bounded by its timeout). */
-export async function runPhase(
-  clients: readonly LoadClient[],
-  ms: number,
-  step: (client: LoadClient, stats: LoadStats) => Promise<void>,
-): Promise<LoadStats> {
-  const stats = new LoadStats();
-  const started = performance.now();
-  const end = started + ms;
-  await Promise.all(
-    clients.map(async (client) => {
-      while (performance.now() < end) await step(client, stats);
-    }),
-  );
-  stats.elapsedMs = performance.now() - started;
-  return stats;
-}
-
-/** The pool all clients share: one keep-alive connection per client at most. */
-export function connectionPool(url: string, clients: number): Pool {
-  return new Pool(url, { connections: clients, keepAliveTimeout: 60_000 });
 }

@@ -1,11 +1,11 @@
 // The API load test's results table (api-load.test.ts), for docs/reliability.md.
 import { percentile } from "../../bench/support/autocannon.ts";
 import type { memory } from "../../bench/support/process-stats.ts";
-import type { LoadStats } from "./api-load-clients.ts";
+import type { LoadStats } from "./api-load-phase.ts";
 import { writeReport } from "./report.ts";
 
 type Memory = ReturnType<typeof memory>;
-export type SettledMemory = Memory & { heapUsedMb: number; heapTotalMb: number };
+export type SettledMemory = Memory & { heapUsedMb: number; heapTotalMb: number; externalMb: number };
 
 export interface ApiLoadRun {
   clients: number;
@@ -13,6 +13,7 @@ export interface ApiLoadRun {
   warmupSeconds: number;
   settleSeconds: number;
   memoryGrowthMib: number;
+  heapGrowthMib: number;
   warmup: LoadStats;
   load: LoadStats;
   floor: LoadStats;
@@ -33,7 +34,8 @@ export interface ApiLoadRun {
 const perSecond = (stats: LoadStats, n = stats.requests) => n / (stats.elapsedMs / 1000);
 const ms = (values: readonly number[], p: number) => `${percentile(values, p).toFixed(1)} ms`;
 const fmt = (m: Memory) => `${m.vmRssMb.toFixed(1)} / ${m.rssAnonMb.toFixed(1)} MB`;
-const heap = (m: SettledMemory) => `${m.heapUsedMb.toFixed(1)} of ${m.heapTotalMb.toFixed(1)} MB`;
+const heap = (m: SettledMemory) =>
+  `${m.heapUsedMb.toFixed(1)} of ${m.heapTotalMb.toFixed(1)} MB; external ${m.externalMb.toFixed(1)} MB`;
 const errorCount = (stats: LoadStats) => [...stats.errors.values()].reduce((a, b) => a + b, 0);
 
 /** The sample at the end of each tenth of the run, in MB. */
@@ -75,11 +77,11 @@ export function reportApiLoad(r: ApiLoadRun): void {
       `| CPU during the load: svc api (its own core); the load generator | ${r.apiCpuSeconds.toFixed(1)} s; ${r.generatorCpuSeconds.toFixed(1)} s of ${r.seconds} s |`,
       `| svc api memory (VmRSS / anon), started and idle | ${fmt(r.idle)} |`,
       `| right after a ${r.warmupSeconds} s warm-up (the same load) | ${fmt(r.warm)} |`,
-      `| before the load: ${r.settleSeconds} s after the warm-up, after a full GC (V8 heap used of total) | ${fmt(r.before)} (${heap(r.before)}) |`,
+      `| before the load: ${r.settleSeconds} s after the warm-up, after a full GC (V8 heap used of total; Buffers) | ${fmt(r.before)} (${heap(r.before)}) |`,
       `| anon memory during the load, at the end of each tenth | ${tenths(r.series)} |`,
       `| right after the load | ${fmt(r.right)} |`,
-      `| settled: ${r.settleSeconds} s after the load, after a full GC (V8 heap used of total) | ${fmt(r.settled)} (${heap(r.settled)}) |`,
-      `| bound: settled anon ≤ before + ${r.memoryGrowthMib} MiB | ${(r.before.rssAnonMb + r.memoryGrowthMib).toFixed(1)} MB |`,
+      `| settled: ${r.settleSeconds} s after the load, after a full GC (V8 heap used of total; Buffers) | ${fmt(r.settled)} (${heap(r.settled)}) |`,
+      `| bounds: settled anon ≤ before + ${r.memoryGrowthMib} MiB; V8 heap used ≤ before + ${r.heapGrowthMib} MiB | ${(r.before.rssAnonMb + r.memoryGrowthMib).toFixed(1)} MB; ${(r.before.heapUsedMb + r.heapGrowthMib).toFixed(1)} MB |`,
     ].join("\n"),
   );
 }
