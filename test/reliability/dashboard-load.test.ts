@@ -9,7 +9,7 @@
 // Asserted: the API answers every change 2xx; the page has no page error, no console error and
 // no failed or non-2xx request; the list ends showing every flag and, for a sample of rows found
 // with its search box, the final value (bounded waits); memory stays bounded: the page's JS heap
-// after GC, the dashboard server's and the API server's JS heap after GC (inspector-heap.ts) and
+// after GC, the dashboard server's and the API server's JS heap after GC (node-inspector.ts) and
 // RSS (process-stats.ts), read before the changes, after them and after a settle. Floor: the same page's heap on the login page and with the same flags
 // open and nothing changing. Results: writeReport("dashboard-load").
 //
@@ -29,7 +29,7 @@ import { loginAdmin, startSvcApi } from "../../bench/support/svc-api.ts";
 import { LIVE_REFRESH_MS } from "../../packages/dashboard/app/api/client.ts";
 import { launchChromium } from "../support/chromium.ts";
 import { testKubeConfig, testNamespace } from "../support/kube.ts";
-import { heapAfterGcMib } from "./inspector-heap.ts";
+import { heapUsedAfterGcMib, inspectorNodeOptions } from "./node-inspector.ts";
 import { writeReport } from "./report.ts";
 
 const FLAGS = Number(process.env["SVC_LOAD_FLAGS"] ?? 1000);
@@ -78,8 +78,8 @@ beforeAll(async () => {
   apiInspector = await freeLoopbackPort();
   api = await startSvcApi(
     {
-      // For its live heap after a GC (inspector-heap.ts); loopback only.
-      NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --inspect=127.0.0.1:${apiInspector}`,
+      // For its live heap after a GC (node-inspector.ts); loopback only.
+      NODE_OPTIONS: inspectorNodeOptions(apiInspector),
       KUBECONFIG: inject("kubeconfigPath"),
       SVC_DATABASE_PATH: join(dir, "svc.sqlite"),
       SVC_NAMESPACE: systemNamespace,
@@ -108,13 +108,14 @@ beforeAll(async () => {
   dashboard = superviseProcess({
     name: "svc dashboard",
     command: process.execPath,
-    args: [`--inspect=127.0.0.1:${dashboardInspector}`, join(ROOT, "packages/cli/src/main.ts"), "dashboard"],
+    args: [join(ROOT, "packages/cli/src/main.ts"), "dashboard"],
     env: {
       ...process.env,
       SVC_DASHBOARD_HOST: "127.0.0.1",
       SVC_DASHBOARD_PORT: String(port),
       SVC_API_URL: api.url,
       SVC_LOG_LEVEL: "warn",
+      NODE_OPTIONS: inspectorNodeOptions(dashboardInspector),
     },
     logPath: join(dir, "svc-dashboard.log"),
   });
@@ -188,8 +189,8 @@ it("1,000 flags created and changed while the list is open: no error anywhere, t
   const cdp = await context.newCDPSession(page);
   await cdp.send("Performance.enable");
   const servers = async () => ({
-    api: { ...memory(api.child.pid ?? 0), heapMb: await heapAfterGcMib(apiInspector) },
-    dashboard: { ...memory(dashboard.pid ?? 0), heapMb: await heapAfterGcMib(dashboardInspector) },
+    api: { ...memory(api.child.pid ?? 0), heapMb: await heapUsedAfterGcMib(apiInspector) },
+    dashboard: { ...memory(dashboard.pid ?? 0), heapMb: await heapUsedAfterGcMib(dashboardInspector) },
   });
 
   await page.goto(`${dashboardUrl}/login`);

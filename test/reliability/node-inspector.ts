@@ -8,14 +8,17 @@ export function inspectorNodeOptions(port: number): string {
   return `${process.env["NODE_OPTIONS"] ?? ""} --inspect=127.0.0.1:${port}`.trim();
 }
 
-/** Two full collections (the second frees what the first's finalizers released); bounded. */
-export async function collectGarbage(port: number): Promise<void> {
+const MIB = 1024 * 1024;
+
+/** Sends `methods` in turn to the process's inspector and answers their results; bounded. */
+async function callInspector(port: number, methods: readonly string[]): Promise<Record<string, unknown>[]> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
     webSocketDebuggerUrl?: string;
   }[];
   const url = targets[0]?.webSocketDebuggerUrl;
   if (url === undefined) throw new Error(`no inspector target on port ${port}`);
   const socket = new WebSocket(url);
+  const results: Record<string, unknown>[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener("open", () => {
@@ -25,22 +28,40 @@ export async function collectGarbage(port: number): Promise<void> {
         reject(new Error(`inspector ${url} refused`));
       });
     });
-    for (const id of [1, 2]) {
-      const answered = new Promise<void>((resolve, reject) => {
+    for (const [index, method] of methods.entries()) {
+      const id = index + 1;
+      const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
         const timer = setTimeout(() => {
-          reject(new Error("no answer to HeapProfiler.collectGarbage in 60 s"));
+          reject(new Error(`no answer to ${method} in 60 s`));
         }, 60_000);
         socket.addEventListener("message", function onMessage(event: MessageEvent) {
-          if ((JSON.parse(String(event.data)) as { id?: number }).id !== id) return;
+          const message = JSON.parse(String(event.data)) as { id?: number; result?: Record<string, unknown> };
+          if (message.id !== id) return;
           clearTimeout(timer);
           socket.removeEventListener("message", onMessage);
-          resolve();
+          resolve(message.result ?? {});
         });
       });
-      socket.send(JSON.stringify({ id, method: "HeapProfiler.collectGarbage" }));
-      await answered;
+      socket.send(JSON.stringify({ id, method }));
+      results.push(await answered);
     }
   } finally {
     socket.close();
   }
+  return results;
+}
+
+/** Two full collections (the second frees what the first's finalizers released); bounded. */
+export async function collectGarbage(port: number): Promise<void> {
+  await callInspector(port, ["HeapProfiler.collectGarbage", "HeapProfiler.collectGarbage"]);
+}
+
+/** The V8 heap in use, in MiB, right after two full collections (for a process without metrics). */
+export async function heapUsedAfterGcMib(port: number): Promise<number> {
+  const results = await callInspector(port, [
+    "HeapProfiler.collectGarbage",
+    "HeapProfiler.collectGarbage",
+    "Runtime.getHeapUsage",
+  ]);
+  return Number(results[2]?.["usedSize"]) / MIB;
 }
