@@ -6,8 +6,6 @@
 // changes nothing stored: users, clusters, and the flags in the cluster.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testNamespace } from "../../../test/support/kube.ts";
-import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import {
   authorizationOf,
   caller,
@@ -18,7 +16,7 @@ import {
   segment,
   storedState as storedStateOf,
 } from "../../../test/support/hostile-input.ts";
-import { roleLogin, startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
+import { roleLogin, startHostileTarget, type ClusterApi } from "./support/cluster-api.ts";
 import { writeReport } from "../../../test/reliability/report.ts";
 import type { Reply } from "./support/harness.ts";
 
@@ -42,24 +40,8 @@ interface Tally {
 const tried = new Map<string, Tally>();
 
 beforeAll(async () => {
-  env = await startClusterApi("hostile");
-  ns = await testNamespace(env.kc, "hostile");
-  const { admin } = env.tokens;
+  ({ env, namespace: ns, observer, operations } = await startHostileTarget("hostile"));
   Object.assign(callers, env.tokens);
-  await env.api.createUser(admin, "fuzz-target", "viewer");
-  await env.api.createUser(admin, "observer", "admin");
-  observer = await env.api.login("observer", "observer-password");
-  const seed = await env.api.call("POST", "/api/v1/flags", {
-    token: admin,
-    body: { ...validFlagSpec, name: "seed", namespace: ns, clusterId: "local" },
-  });
-  expect(seed.status).toBe(201);
-  const document = (await env.api.call("GET", "/api/v1/openapi.json", { token: admin })).json as {
-    paths: Record<string, Record<string, unknown>>;
-  };
-  operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
-  );
 });
 
 afterAll(() => {

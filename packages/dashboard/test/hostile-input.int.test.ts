@@ -20,9 +20,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { roleLogin, startClusterApi, type ClusterApi } from "../../api/test/support/cluster-api.ts";
+import { roleLogin, startHostileTarget, type ClusterApi } from "../../api/test/support/cluster-api.ts";
 import { writeReport } from "../../../test/reliability/report.ts";
-import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import {
   authorizationOf,
   caller,
@@ -31,7 +30,6 @@ import {
   hostileQuery,
   storedState as storedStateOf,
 } from "../../../test/support/hostile-input.ts";
-import { testNamespace } from "../../../test/support/kube.ts";
 import { buildDashboardServer, DEFAULT_DIST_DIR, type DashboardServer } from "../src/index.ts";
 import { DASHBOARD_MAX_HEADER_BYTES } from "../src/server.ts";
 import { METHODS, oddHeaders, pathFamilies, send, type Answer } from "./support/hostile-requests.ts";
@@ -65,24 +63,8 @@ interface Tally {
 const tally = new Map<string, Tally>();
 
 beforeAll(async () => {
-  env = await startClusterApi("dash-hostile");
-  ns = await testNamespace(env.kc, "dash-hostile");
+  ({ env, namespace: ns, observer, operations } = await startHostileTarget("dash-hostile"));
   Object.assign(callers, env.tokens);
-  const { admin } = env.tokens;
-  await env.api.createUser(admin, "fuzz-target", "viewer");
-  await env.api.createUser(admin, "observer", "admin");
-  observer = await env.api.login("observer", "observer-password");
-  const seed = await env.api.call("POST", "/api/v1/flags", {
-    token: admin,
-    body: { ...validFlagSpec, name: "seed", namespace: ns, clusterId: "local" },
-  });
-  expect(seed.status).toBe(201);
-  const document = (await env.api.call("GET", "/api/v1/openapi.json", { token: admin })).json as {
-    paths: Record<string, Record<string, unknown>>;
-  };
-  operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
-  );
   env.api.server.app.server.on("request", (incoming: { url?: string }) => {
     reachedApi.push(incoming.url ?? "");
   });

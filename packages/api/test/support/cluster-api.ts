@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterRegistry, installCrds } from "@svc/kube";
 import { afterAll } from "vitest";
+import { validFlagSpec } from "../../../../test/support/flag-cases.ts";
 import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
 import { ADMIN_PASSWORD, TestApi, testConfig } from "./harness.ts";
 
@@ -60,4 +61,39 @@ export async function startClusterApi(prefix: string): Promise<ClusterApi> {
     viewer: await api.login(...ROLE_LOGINS.viewer),
   };
   return { api, kc, registry, systemNamespace, tokens };
+}
+
+/** What the hostile-input suites (the API's and the dashboard proxy's) send their requests to. */
+export interface HostileTarget {
+  env: ClusterApi;
+  namespace: string;
+  /** An admin's token that no hostile request is sent as: it reads the stored state. */
+  observer: string;
+  /** Every operation of the API's OpenAPI document. */
+  operations: { method: string; path: string }[];
+}
+
+/**
+ * A cluster API with the users and flag the hostile suites aim at: `fuzz-target` (a viewer a
+ * request may change or delete), an `observer` admin, and flag `seed` in a namespace of its own.
+ */
+export async function startHostileTarget(prefix: string): Promise<HostileTarget> {
+  const env = await startClusterApi(prefix);
+  const namespace = await testNamespace(env.kc, prefix);
+  const { admin } = env.tokens;
+  await env.api.createUser(admin, "fuzz-target", "viewer");
+  await env.api.createUser(admin, "observer", "admin");
+  const observer = await env.api.login("observer", "observer-password");
+  const seed = await env.api.call("POST", "/api/v1/flags", {
+    token: admin,
+    body: { ...validFlagSpec, name: "seed", namespace, clusterId: "local" },
+  });
+  if (seed.status !== 201) throw new Error(`the seed flag was not created: ${seed.status} ${seed.text}`);
+  const document = (await env.api.call("GET", "/api/v1/openapi.json", { token: admin })).json as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => ({ method: method.toUpperCase(), path })),
+  );
+  return { env, namespace, observer, operations };
 }
