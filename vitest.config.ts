@@ -14,6 +14,9 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          // Group 1, not the default 0: with one worker (two cores), vitest runs group-0 files in a
+          // group of their own after every numbered group, which would put them after reliability.
+          sequence: { groupOrder: 1 },
           include: ["packages/*/test/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
@@ -21,6 +24,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["packages/*/test/**/*.int.test.ts", "test/e2e/**/*.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
@@ -32,7 +36,7 @@ export default defineConfig({
         test: {
           name: "reliability",
           include: ["test/reliability/**/*.test.ts"],
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           maxWorkers: 1,
           fileParallelism: false,
           testTimeout: 600_000,
