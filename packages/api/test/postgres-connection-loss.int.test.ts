@@ -35,7 +35,9 @@ it("keeps serving after PostgreSQL terminates its idle connections", async () =>
 });
 
 it("answers 503 with Retry-After while PostgreSQL is down, and serves again once it is back", async () => {
-  const server = await startPostgresServer();
+  // Durable: a server started with asynchronous commits loses the last ones when killed, here
+  // the schema and the admin the API has just written.
+  const server = await startPostgresServer({ durable: true });
   const own = await TestApi.start(testConfig({ kind: "postgres", url: server.url }));
   try {
     const token = await own.login("admin", ADMIN_PASSWORD);
