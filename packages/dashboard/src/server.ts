@@ -8,6 +8,8 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type RawServerBase,
+  type RouteGenericInterface,
 } from "fastify";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
 import { pino } from "pino";
@@ -20,6 +22,15 @@ import {
   upstreamHeaders,
   type RequestHeaders,
 } from "./headers.ts";
+
+/** The dashboard's own errors: JSON `{error}` like every answer of svc, never cached. */
+function sendError(reply: FastifyReply<RouteGenericInterface, RawServerBase>, status: number, error: string) {
+  return reply
+    .code(status)
+    .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
+    .type("application/json")
+    .send({ error });
+}
 
 /** The longest request line and headers taken: 1 KiB under the API server's limit. */
 export const DASHBOARD_MAX_HEADER_BYTES = 15 * 1024;
@@ -60,11 +71,7 @@ export async function buildDashboardServer(
     http: { maxHeaderSize: DASHBOARD_MAX_HEADER_BYTES },
     // A path that is not valid percent-encoding, refused by the router before any route.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
-      void reply
-        .code(400)
-        .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
-        .type("application/json")
-        .send({ error: error.message });
+      void sendError(reply, 400, error.message);
     },
   });
 
@@ -81,21 +88,13 @@ export async function buildDashboardServer(
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = typeof error.statusCode === "number" && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, "request failed");
-    return reply
-      .code(status)
-      .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
-      .type("application/json")
-      .send({ error: status >= 500 ? "internal error" : error.message });
+    return sendError(reply, status, status >= 500 ? "internal error" : error.message);
   });
 
   app.addHook("onRequest", async (request, reply) => {
     const refusal = bodyRefusal(request.method, request.headers, API_BODY_LIMIT_BYTES);
     if (refusal === undefined) return;
-    await reply
-      .code(refusal.status)
-      .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
-      .type("application/json")
-      .send({ error: refusal.error });
+    await sendError(reply, refusal.status, refusal.error);
   });
 
   await app.register(fastifyProxy, {
@@ -111,11 +110,7 @@ export async function buildDashboardServer(
       onError: (reply, { error }) => {
         const failure = proxyFailure(error, config.apiUrl);
         reply.log.warn({ status: failure.status }, failure.error);
-        void reply
-          .code(failure.status)
-          .headers({ ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" })
-          .type("application/json")
-          .send({ error: failure.error });
+        void sendError(reply, failure.status, failure.error);
       },
     },
   });

@@ -24,11 +24,11 @@ import { SYSTEM_NAMESPACES } from "@svc/core";
 import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
 import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
 import { Reflector } from "./reflector.ts";
+import { ClusterTransport } from "./transport.ts";
+import { type ClusterConnectionResource, type FeatureFlagResource, type Logger } from "./types.ts";
 
 /** How often /version is asked while the cluster or one of its informers is unreachable. */
 export const UNHEALTHY_PROBE_INTERVAL_MS = 1000;
-import { ClusterTransport } from "./transport.ts";
-import { type ClusterConnectionResource, type FeatureFlagResource, type Logger } from "./types.ts";
 
 export interface ConnectedCluster {
   readonly id: string;
@@ -244,13 +244,8 @@ export class ClusterRuntime implements ConnectedCluster {
       this.#healthMayHaveChanged();
       // Every second while something fails, so that recovery is noticed within a second.
       const unhealthy = this.#probe.failure !== undefined || this.#reflectorFailing();
-      await sleep(
-        unhealthy ? Math.min(UNHEALTHY_PROBE_INTERVAL_MS, probeIntervalMs) : probeIntervalMs,
-        undefined,
-        {
-          signal: this.#stopping.signal,
-        },
-      ).catch(() => undefined);
+      const pause = unhealthy ? Math.min(UNHEALTHY_PROBE_INTERVAL_MS, probeIntervalMs) : probeIntervalMs;
+      await sleep(pause, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
     }
   }
 

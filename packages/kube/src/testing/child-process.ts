@@ -94,6 +94,16 @@ export function runOnExit(cleanup: () => void): () => void {
   return () => cleanups.delete(cleanup);
 }
 
+/**
+ * Adds a started process to `components`, in the place of an earlier one of the same name when it
+ * is started again after a stop: a whole stop, in reverse start order, stays in dependency order.
+ */
+export function putInPlace(components: SupervisedProcess[], started: SupervisedProcess): void {
+  const previous = components.findIndex((c) => c.name === started.name);
+  if (previous >= 0) components[previous] = started;
+  else components.push(started);
+}
+
 /** Removes `dir` when this process exits, unless the returned function is called first. */
 export function removeOnExit(dir: string): () => void {
   return runOnExit(() => {

@@ -12,7 +12,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
-import { removeOnExit, runOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
+import {
+  putInPlace,
+  removeOnExit,
+  runOnExit,
+  superviseProcess,
+  type SupervisedProcess,
+} from "./child-process.ts";
 import { guardPort, unguardPort } from "./node-host.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
@@ -214,10 +220,7 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     const launch = (name: ControlPlaneComponent, args: string[], ready: () => Promise<boolean>) => {
       const start = async () => {
         const started = startComponent(binDir, dir, name, args);
-        // Started again, it takes the place of the one stopped (stop order: reverse of start).
-        const previous = components.findIndex((c) => c.name === name);
-        if (previous >= 0) components[previous] = started;
-        else components.push(started);
+        putInPlace(components, started);
         await started.waitReady(ready, timeout);
       };
       launchers.set(name, start);

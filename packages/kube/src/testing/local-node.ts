@@ -18,7 +18,13 @@ import { CoreV1Api, type V1Node } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
 import { isReady } from "../conditions.ts";
 import { waitFor } from "../wait.ts";
-import { onShutdownSignal, runOnExit, superviseProcess, type SupervisedProcess } from "./child-process.ts";
+import {
+  onShutdownSignal,
+  putInPlace,
+  runOnExit,
+  superviseProcess,
+  type SupervisedProcess,
+} from "./child-process.ts";
 import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
 import {
   hostLeftovers,
@@ -276,10 +282,7 @@ export async function startLocalNode(
       cwd: dir,
       logPath: join(dir, `${componentName}.log`),
     });
-    // Started again, it takes the place of the one stopped (stop order: reverse of start).
-    const previous = components.findIndex((c) => c.name === componentName);
-    if (previous >= 0) components[previous] = component;
-    else components.push(component);
+    putInPlace(components, component);
     return component;
   };
   const running = (component: NodeComponent) => components.find((c) => c.name === component && c.running());
