@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { ObjectStore, type CacheEvent } from "../src/registry/informer-cache.ts";
 
 interface Obj {
-  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    uid?: string;
+    deletionTimestamp?: string;
+  };
   value?: string;
 }
 
@@ -69,6 +75,47 @@ describe("ObjectStore", () => {
     cache.upsert(obj("ns", "f", "7", "created again"));
     expect(cache.get("ns", "f")?.value).toBe("created again");
     expect(events).toEqual(["upsert f@5", "delete f@5", "upsert f@7"]);
+  });
+
+  it("never brings back a flag its writer deleted: replays of its later events, as the API saw them", () => {
+    // The sequence a FeatureFlag with the operator's finalizer goes through: updated, toggled,
+    // deleted (the delete answers the object with deletionTimestamp), then the watch replays the
+    // toggle, the deletion and the finalizer's status write (newer than the delete), and at last
+    // DELETED; a toggle's write-through that raced the delete arrives after that.
+    const { cache } = store();
+    const incarnation = (resourceVersion: string, extra: Partial<Obj["metadata"]> = {}): Obj => ({
+      metadata: { namespace: "ns", name: "f", resourceVersion, uid: "uid-1", ...extra },
+    });
+    cache.upsert(incarnation("10"));
+    cache.remove("ns", "f", incarnation("12", { deletionTimestamp: "2026-11-25T08:00:00Z" }));
+    cache.upsert(incarnation("11"));
+    cache.upsert(incarnation("12", { deletionTimestamp: "2026-11-25T08:00:00Z" }));
+    cache.upsert(incarnation("13", { deletionTimestamp: "2026-11-25T08:00:00Z" }));
+    expect(cache.get("ns", "f")).toBeUndefined();
+    cache.replace([incarnation("13", { deletionTimestamp: "2026-11-25T08:00:00Z" })], () => true);
+    expect(cache.get("ns", "f")).toBeUndefined();
+    cache.applyDeleted(incarnation("14"));
+    cache.upsert(incarnation("11"));
+    expect(cache.get("ns", "f")).toBeUndefined();
+    cache.upsert({ metadata: { namespace: "ns", name: "f", resourceVersion: "15", uid: "uid-2" } });
+    expect(cache.get("ns", "f")?.metadata.uid).toBe("uid-2");
+  });
+
+  it("without uids, ignores the deleted object's events while it is being deleted", () => {
+    const { cache } = store();
+    cache.upsert(obj("ns", "f", "5"));
+    cache.remove("ns", "f");
+    cache.upsert({ metadata: { namespace: "ns", name: "f", resourceVersion: "6", deletionTimestamp: "t" } });
+    expect(cache.get("ns", "f")).toBeUndefined();
+  });
+
+  it("forgets the oldest deletions past its bound", () => {
+    const { cache } = store();
+    for (let i = 0; i <= 4096; i++) cache.remove("ns", `f${i}`, obj("ns", `f${i}`, "5"));
+    cache.upsert(obj("ns", "f0", "5", "remembered no longer"));
+    cache.upsert(obj("ns", "f1", "5", "still remembered"));
+    expect(cache.get("ns", "f0")?.value).toBe("remembered no longer");
+    expect(cache.get("ns", "f1")).toBeUndefined();
   });
 
   it("does not let a DELETED event of an older incarnation remove a newer object", () => {

@@ -21,6 +21,12 @@ function flagLabel(namespace: string, name: string): string {
   return `flag ${namespace}/${name}`;
 }
 
+/** A delete's answer: the object itself while finalizers hold it, else a Status. */
+function isFlagResource(answer: unknown): answer is FeatureFlagResource {
+  const object = answer as Partial<FeatureFlagResource> | undefined;
+  return object?.kind === FEATURE_FLAG.kind && typeof object.metadata?.uid === "string";
+}
+
 function isConflict(error: unknown): boolean {
   return error instanceof HttpError && error.statusCode === 409;
 }
@@ -119,8 +125,10 @@ export async function setFlagEnabled(
 }
 
 export async function deleteFlag(cluster: ConnectedCluster, namespace: string, name: string): Promise<void> {
-  await callCluster(cluster, flagLabel(namespace, name), () =>
+  const answer: unknown = await callCluster(cluster, flagLabel(namespace, name), () =>
     cluster.customObjects.deleteNamespacedCustomObject({ ...target(namespace), name }),
   );
-  cluster.flags.remove(namespace, name);
+  // The flag lingers while the operator's finalizer withdraws its delivery: the answer is that
+  // object, whose uid keeps every later event of it (status writes included) out of the cache.
+  cluster.flags.remove(namespace, name, isFlagResource(answer) ? answer : undefined);
 }

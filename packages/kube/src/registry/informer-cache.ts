@@ -18,15 +18,40 @@ export interface InformerCache<T> {
    * numerically, as client-go's mutation cache does).
    */
   upsert(object: T): void;
-  /** Write-through of a deletion: later watch events older than the deleted object are ignored. */
-  remove(namespace: string, name: string): void;
+  /**
+   * Write-through of a deletion. `deleted` is what the delete call returned when the object
+   * lingers (finalizers): its uid and resourceVersion. Every later event of that incarnation is
+   * ignored, even a newer one (a finalizer's status write), so the deleted object never comes
+   * back; a re-created object (another uid, or a newer version when uids are unknown) does.
+   */
+  remove(namespace: string, name: string, deleted?: T): void;
   onEvent(listener: (event: CacheEvent<T>) => void): () => void;
 }
 
 /** What the cache needs of an object: client-node's models and plain JSON both fit. */
 export interface ObjectWithMeta {
-  metadata?: { name?: string; namespace?: string; resourceVersion?: string } | undefined;
+  metadata?:
+    | {
+        name?: string;
+        namespace?: string;
+        resourceVersion?: string;
+        uid?: string;
+        deletionTimestamp?: unknown;
+      }
+    | undefined;
 }
+
+/** The incarnation a writer deleted: its uid, and the newest resourceVersion it was seen at. */
+interface Tombstone {
+  uid: string | undefined;
+  resourceVersion: string | undefined;
+}
+
+/**
+ * Deletions remembered after their DELETED event too, since a writer's own late write-through
+ * (a toggle racing the delete) can arrive after it. Bounded: the oldest are forgotten first.
+ */
+const MAX_TOMBSTONES = 4096;
 
 const ALL = "\u0000all";
 
@@ -34,8 +59,8 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
   readonly #byNamespace = new Map<string, Map<string, T>>();
   /** Sorted snapshots handed out by list(), dropped when their namespace changes. */
   readonly #snapshots = new Map<string, readonly T[]>();
-  /** resourceVersion of objects removed by a writer whose DELETED event has not arrived yet. */
-  readonly #tombstones = new Map<string, string | undefined>();
+  /** Objects removed by a writer, by namespace/name (insertion order: oldest first). */
+  readonly #tombstones = new Map<string, Tombstone>();
   readonly #listeners = new Set<(event: CacheEvent<T>) => void>();
   readonly #onListenerError: (error: unknown) => void;
 
@@ -65,9 +90,9 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
   upsert(object: T): void {
     const { namespace, name, resourceVersion } = identity(object);
     const key = `${namespace}/${name}`;
-    if (this.#tombstones.has(key)) {
-      const removed = this.#tombstones.get(key);
-      if (resourceVersion === removed || isOlderVersion(resourceVersion, removed)) return;
+    const tombstone = this.#tombstones.get(key);
+    if (tombstone !== undefined) {
+      if (isOfDeletedIncarnation(object, tombstone)) return;
       this.#tombstones.delete(key);
     }
     const current = this.get(namespace, name);
@@ -84,11 +109,22 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
     this.#changed(namespace, { type: "upsert", object });
   }
 
-  remove(namespace: string, name: string): void {
+  remove(namespace: string, name: string, deleted?: T): void {
     const current = this.get(namespace, name);
-    if (current === undefined) return;
-    this.#tombstones.set(`${namespace}/${name}`, current.metadata?.resourceVersion);
-    this.#delete(namespace, name, current);
+    const [older, newer] = [current?.metadata, deleted?.metadata].sort((a, b) =>
+      isOlderVersion(b?.resourceVersion, a?.resourceVersion) ? 1 : -1,
+    );
+    const key = `${namespace}/${name}`;
+    this.#tombstones.delete(key);
+    this.#tombstones.set(key, {
+      uid: newer?.uid ?? older?.uid,
+      resourceVersion: newer?.resourceVersion ?? older?.resourceVersion,
+    });
+    if (this.#tombstones.size > MAX_TOMBSTONES) {
+      const oldest = this.#tombstones.keys().next().value;
+      if (oldest !== undefined) this.#tombstones.delete(oldest);
+    }
+    if (current !== undefined) this.#delete(namespace, name, current);
   }
 
   onEvent(listener: (event: CacheEvent<T>) => void): () => void {
@@ -99,7 +135,6 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
   /** A DELETED watch event: the object is gone unless the cache already holds a newer one. */
   applyDeleted(object: T): void {
     const { namespace, name, resourceVersion } = identity(object);
-    this.#tombstones.delete(`${namespace}/${name}`);
     const current = this.get(namespace, name);
     if (current === undefined || isOlderVersion(resourceVersion, current.metadata?.resourceVersion)) return;
     this.#delete(namespace, name, current);
@@ -107,13 +142,11 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
 
   /**
    * A fresh list of everything within `inScope` (one namespace, or all): objects it lacks are
-   * deleted, the others upserted. Writers' tombstones in scope are settled by the list.
+   * deleted, the others upserted. A listed object that a writer deleted and whose finalizers
+   * still hold it stays out, as its watch events do.
    */
   replace(items: readonly T[], inScope: (namespace: string) => boolean): void {
     const listed = new Set(items.map((item) => `${identity(item).namespace}/${identity(item).name}`));
-    for (const key of [...this.#tombstones.keys()]) {
-      if (inScope(key.slice(0, key.indexOf("/")))) this.#tombstones.delete(key);
-    }
     for (const [namespace, names] of [...this.#byNamespace]) {
       if (!inScope(namespace)) continue;
       for (const [name, object] of [...names]) {
@@ -146,6 +179,19 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
     const namespaces = [...this.#byNamespace.keys()].sort(byCodePoint);
     return namespaces.flatMap((namespace) => this.list(namespace));
   }
+}
+
+/**
+ * Whether an object is the incarnation a writer deleted. By uid where both are known (then even
+ * a newer event of it is ignored); otherwise one being deleted, or one not newer than the
+ * deletion, is; a newer one without deletionTimestamp is a re-creation.
+ */
+function isOfDeletedIncarnation(object: ObjectWithMeta, tombstone: Tombstone): boolean {
+  const uid = object.metadata?.uid;
+  if (uid !== undefined && tombstone.uid !== undefined) return uid === tombstone.uid;
+  if (object.metadata?.deletionTimestamp !== undefined) return true;
+  const version = object.metadata?.resourceVersion;
+  return version === tombstone.resourceVersion || isOlderVersion(version, tombstone.resourceVersion);
 }
 
 function identity(object: ObjectWithMeta): {
