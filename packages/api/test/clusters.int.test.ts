@@ -259,6 +259,54 @@ describe("a registered cluster", () => {
     expect(JSON.stringify(failed)).toMatch(/401|Unauthorized|credentials/i);
   });
 
+  it("registers SPEC.md's body without credentials: Error naming them until their Secret exists", async () => {
+    const id = "no-creds";
+    const body = { id, displayName: "No credentials yet", apiServer: remote.server };
+    const created = await env.api.call("POST", "/api/v1/clusters", { ...admin(), body });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toMatchObject(body);
+    const waiting = await eventually(
+      () => env.api.call("GET", `/api/v1/clusters/${id}`, admin()),
+      (reply) => (reply.json as ClusterReply).status === "Error",
+      "Error phase",
+      30_000,
+    );
+    expect((waiting.json as { message: string }).message).toBe(
+      `no credentials: Secret svc-cluster-${id} (key token) not found in ${env.systemNamespace}`,
+    );
+    const again = await env.api.call("POST", "/api/v1/clusters", { ...admin(), body });
+    expect(again.status, again.text).toBe(409);
+
+    // Adding the credentials the message names connects the cluster, with no other step.
+    const token = /token: "([^"]+)"/.exec(remoteKubeconfig)?.[1] ?? "";
+    const caData = /certificate-authority-data: "([^"]+)"/.exec(remoteKubeconfig)?.[1] ?? "";
+    const core = env.kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedSecret({
+      namespace: env.systemNamespace,
+      body: {
+        metadata: { name: `svc-cluster-${id}` },
+        data: { token: Buffer.from(token).toString("base64"), "ca.crt": caData },
+      },
+    });
+    await eventually(
+      () => cluster(id),
+      (c) => c.status === "Connected",
+      "Connected once the Secret exists",
+      30_000,
+    );
+
+    const deleted = await env.api.call("DELETE", `/api/v1/clusters/${id}`, admin());
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await env.api.call("GET", `/api/v1/clusters/${id}`, admin())).status).toBe(404);
+    // The Secret was the user's, not svc's: it stays.
+    const secret = await core.readNamespacedSecret({
+      namespace: env.systemNamespace,
+      name: `svc-cluster-${id}`,
+    });
+    expect(secret.metadata?.name).toBe(`svc-cluster-${id}`);
+    await core.deleteNamespacedSecret({ namespace: env.systemNamespace, name: `svc-cluster-${id}` });
+  });
+
   it("is removed with DELETE: no longer listed, its Secret gone, its flags left in place", async () => {
     const reply = await env.api.call("DELETE", `/api/v1/clusters/${REMOTE}`, admin());
     expect(reply.status).toBe(200);

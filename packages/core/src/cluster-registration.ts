@@ -82,10 +82,12 @@ const SOURCES = ["kubeconfig", "token", "credentialRef"] as const;
 function credentialErrors(body: ClusterRegistrationBody): FieldError[] {
   const sent = SOURCES.filter((source) => body[source] !== undefined);
   const [first, second] = sent;
+  // No credentials is a valid registration (SPEC.md's body has none): the connection then refers
+  // to the Secret svc would have made, and its status says so until someone creates it.
   if (first === undefined) {
-    return [
-      { field: "", message: "one of kubeconfig, token or credentialRef is required to reach the cluster" },
-    ];
+    return body.caData === undefined
+      ? []
+      : [{ field: "caData", message: "goes with token only: send the token beside it" }];
   }
   if (second !== undefined) {
     return [
@@ -141,7 +143,11 @@ function connection(id: string, namespace: string, spec: ClusterConnectionSpec):
   };
 }
 
-/** The ClusterConnection a registration creates, and the Secret for inline credentials. */
+/**
+ * The ClusterConnection a registration creates, and the Secret for inline credentials. Without
+ * credentials, the connection refers to `svc-cluster-<id>` under the key its authMethod reads,
+ * so creating that Secret later connects the cluster (the registry watches Secrets).
+ */
 export function clusterConnectionFromRegistration(
   body: ClusterRegistrationBody,
   systemNamespace: string,
@@ -158,12 +164,13 @@ export function clusterConnectionFromRegistration(
             ...(caData === undefined ? {} : { [CREDENTIAL_KEYS.caCertificate]: caData }),
           }
         : undefined;
+  const method = authMethod ?? (kubeconfig !== undefined ? "kubeconfig" : "serviceaccount");
   const spec: ClusterConnectionSpec = {
     ...rest,
-    authMethod: authMethod ?? (kubeconfig !== undefined ? "kubeconfig" : "serviceaccount"),
+    authMethod: method,
     credentialRef: credentialRef ?? {
       name,
-      key: kubeconfig !== undefined ? CREDENTIAL_KEYS.kubeconfig : CREDENTIAL_KEYS.token,
+      key: method === "kubeconfig" ? CREDENTIAL_KEYS.kubeconfig : CREDENTIAL_KEYS.token,
     },
   };
   const result = { connection: connection(id, systemNamespace, spec) };

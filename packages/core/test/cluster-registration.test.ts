@@ -33,10 +33,10 @@ describe("validateClusterRegistration", () => {
     ).toEqual([]);
   });
 
-  it("requires exactly one credential source", () => {
-    expect(describeErrors(errors(base))).toBe(
-      "one of kubeconfig, token or credentialRef is required to reach the cluster",
-    );
+  it("accepts SPEC.md's body without credentials, and at most one credential source", () => {
+    expect(errors(base)).toEqual([]);
+    expect(fields({ ...base, authMethod: "kubeconfig" })).toEqual([]);
+    expect(fields({ ...base, caData: "QQ==" })).toEqual(["caData"]);
     expect(errors({ ...base, kubeconfig, token: "t" })).toEqual([
       {
         field: "token",
@@ -114,6 +114,23 @@ describe("clusterConnectionFromRegistration", () => {
       credentialRef: { name: "svc-cluster-prod-eu", key: "token" },
     });
     expect(secret?.data).toEqual({ token: Buffer.from("t0k3n").toString("base64"), "ca.crt": "QQ==" });
+  });
+
+  it("without credentials, refers to the Secret svc-cluster-<id> under its authMethod's key", () => {
+    const plain = clusterConnectionFromRegistration(base, "svc-system");
+    expect(plain.secret).toBeUndefined();
+    expect(plain.connection.spec).toMatchObject({
+      authMethod: "serviceaccount",
+      credentialRef: { name: "svc-cluster-prod-eu", key: "token" },
+    });
+    const byKubeconfig = clusterConnectionFromRegistration(
+      { ...base, authMethod: "kubeconfig" },
+      "svc-system",
+    );
+    expect(byKubeconfig.connection.spec.credentialRef).toEqual({
+      name: "svc-cluster-prod-eu",
+      key: "kubeconfig",
+    });
   });
 
   it("creates no Secret when the credentials are referenced", () => {

@@ -110,7 +110,7 @@ describe("clusterCredentials", () => {
 
   it("explains a missing Secret, key or credentialRef", () => {
     expect(message(clusterCredentials(connection("oidc"), undefined))).toBe(
-      "Secret creds not found in svc-system",
+      "no credentials: Secret creds (key k) not found in svc-system",
     );
     expect(message(clusterCredentials(connection("oidc", "token"), secret({ other: "x" })))).toBe(
       "Secret creds has no key token",

@@ -32,7 +32,7 @@ export function clusterCredentials(
   if (secret === undefined)
     return {
       ok: false,
-      message: `Secret ${ref.name} not found in ${connection.metadata.namespace ?? "svc-system"}`,
+      message: `no credentials: Secret ${ref.name} (key ${ref.key}) not found in ${connection.metadata.namespace ?? "svc-system"}`,
     };
   const value = secretValue(secret, ref.key);
   if (value === undefined || value.trim() === "")
