@@ -53,12 +53,15 @@ postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql; }
 
-# The web dashboard, built by Vite into packages/dashboard/dist when its sources changed.
-DASHBOARD_SOURCES := $(shell find packages/dashboard/app packages/core/src -type f) packages/dashboard/vite.config.ts
-dashboard: install packages/dashboard/dist/index.html
+# The web dashboard, built by Vite into packages/dashboard/dist when its sources changed. Its
+# target is the stamp only a production build writes (packages/dashboard/production-build.ts), so
+# a dist built otherwise is never taken as up to date; NODE_ENV is set whatever the caller's is.
+DASHBOARD_SOURCES := $(shell find packages/dashboard/app packages/core/src -type f) \
+	packages/dashboard/vite.config.ts packages/dashboard/production-build.ts packages/dashboard/src/build-output.ts
+dashboard: install packages/dashboard/dist/.production
 
-packages/dashboard/dist/index.html: $(DASHBOARD_SOURCES)
-	cd packages/dashboard && vite build --logLevel warn
+packages/dashboard/dist/.production: $(DASHBOARD_SOURCES)
+	cd packages/dashboard && NODE_ENV=production vite build --mode production --logLevel warn
 
 # The local node (packages/kube/src/testing/local-node.ts) runs pods with Debian's containerd,
 # runc and CNI plugins, and images are built with buildah; install them only when missing and

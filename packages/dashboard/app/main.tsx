@@ -1,4 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { setNonce } from "get-nonce";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { RouterProvider } from "react-router/dom";
@@ -8,6 +9,11 @@ import { router } from "./routes.tsx";
 import "./styles.css";
 
 applyTheme();
+
+// The <style> elements Radix's dialogs insert to lock scrolling (react-style-singleton) carry the
+// nonce the server allowed this page in its CSP; a browser hides the attribute, not the property.
+const cspNonce = document.querySelector<HTMLMetaElement>('meta[property="csp-nonce"]')?.nonce;
+if (cspNonce) setNonce(cspNonce);
 
 const queryClient = new QueryClient({
   defaultOptions: {

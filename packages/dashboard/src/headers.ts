@@ -1,13 +1,14 @@
 /**
- * Headers of every response the dashboard server writes itself (the app and its assets, its own
- * errors). The app ships no inline script or style (Vite builds them into files), so the policy
- * allows only this origin; the API's answers keep the API's own, stricter headers.
+ * The Content-Security-Policy of everything the dashboard server writes itself. The app ships no
+ * inline script or style (Vite builds them into files), so the policy allows only this origin,
+ * plus, for index.html, one nonce for styles: Radix's dialogs lock scrolling with a <style>
+ * element they insert (react-remove-scroll), which carries the nonce the page was served with.
  */
-export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "content-security-policy": [
+export function contentSecurityPolicy(styleNonce?: string): string {
+  return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    styleNonce === undefined ? "style-src 'self'" : `style-src 'self' 'nonce-${styleNonce}'`,
     "img-src 'self' data:",
     "connect-src 'self'",
     "font-src 'self'",
@@ -15,7 +16,12 @@ export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
-  ].join("; "),
+  ].join("; ");
+}
+
+/** Headers of every response the dashboard server writes itself; the API's answers keep the API's own, stricter headers. */
+export const DASHBOARD_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": contentSecurityPolicy(),
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",

@@ -1,5 +1,8 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import fastifyCompress from "@fastify/compress";
 import fastifyProxy from "@fastify/http-proxy";
 import fastifyStatic from "@fastify/static";
 import Fastify, {
@@ -13,10 +16,12 @@ import Fastify, {
 } from "fastify";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
 import { pino } from "pino";
+import { CSP_NONCE_PLACEHOLDER, PRODUCTION_STAMP } from "./build-output.ts";
 import type { DashboardConfig } from "./config.ts";
 import {
   bodyRefusal,
   cacheControlFor,
+  contentSecurityPolicy,
   DASHBOARD_SECURITY_HEADERS,
   proxyFailure,
   upstreamHeaders,
@@ -57,9 +62,10 @@ export async function buildDashboardServer(
   options: DashboardServerOptions = {},
 ): Promise<DashboardServer> {
   const distDir = options.distDir ?? DEFAULT_DIST_DIR;
-  if (!existsSync(`${distDir}/index.html`)) {
-    throw new Error(`the dashboard is not built (no ${distDir}/index.html): run \`make dashboard\``);
+  if (!existsSync(join(distDir, PRODUCTION_STAMP))) {
+    throw new Error(`no production build of the dashboard in ${distDir}: run \`make dashboard\``);
   }
+  const indexHtml = readFileSync(join(distDir, "index.html"), "utf8");
   const logger: FastifyBaseLogger = pino({ level: config.logLevel, base: { component: "dashboard" } });
   const app = Fastify({
     loggerInstance: logger,
@@ -79,7 +85,9 @@ export async function buildDashboardServer(
     // Proxied answers keep the API's own headers (stricter: default-src 'none', no-store); the
     // proxy's own failures set the dashboard's in onError below.
     if (request.url.startsWith("/api/")) return;
-    for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) reply.header(name, value);
+    for (const [name, value] of Object.entries(DASHBOARD_SECURITY_HEADERS)) {
+      if (!reply.hasHeader(name)) reply.header(name, value);
+    }
   });
 
   // The dashboard's own refusals (a path the proxy will not pass on, a malformed body) are JSON
@@ -96,6 +104,10 @@ export async function buildDashboardServer(
     if (refusal === undefined) return;
     await sendError(reply, refusal.status, refusal.error);
   });
+
+  // index.html and the API's answers (the flag list: 375 KB per poll, 8 KB gzipped); the assets
+  // are sent precompressed by the static plugin, which this leaves alone (Content-Encoding set).
+  await app.register(fastifyCompress, { encodings: ["br", "gzip"] });
 
   await app.register(fastifyProxy, {
     upstream: config.apiUrl,
@@ -115,10 +127,13 @@ export async function buildDashboardServer(
     },
   });
 
+  // Only assets/ is served as files: index.html goes out with each response's nonce (sendApp).
   await app.register(fastifyStatic, {
-    root: distDir,
+    root: join(distDir, "assets"),
+    prefix: "/assets/",
     wildcard: false,
     index: false,
+    preCompressed: true,
     setHeaders: (reply, path) => {
       void reply.header("cache-control", cacheControlFor(path));
     },
@@ -128,10 +143,17 @@ export async function buildDashboardServer(
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
-    if ((request.method === "GET" || request.method === "HEAD") && !path.startsWith("/api/")) {
-      return reply.header("cache-control", "no-cache").sendFile("index.html");
+    const appRoute = !path.startsWith("/api/") && !path.startsWith("/assets/");
+    if ((request.method === "GET" || request.method === "HEAD") && appRoute) {
+      // A fresh nonce each time, for the <style> elements Radix's dialogs insert (headers.ts).
+      const nonce = randomBytes(16).toString("base64");
+      return reply
+        .header("cache-control", "no-cache")
+        .header("content-security-policy", contentSecurityPolicy(nonce))
+        .type("text/html; charset=utf-8")
+        .send(indexHtml.replaceAll(CSP_NONCE_PLACEHOLDER, nonce));
     }
-    return reply.code(404).send({ error: `no route ${request.method} ${path}` });
+    return sendError(reply, 404, `no route ${request.method} ${path}`);
   });
 
   return {

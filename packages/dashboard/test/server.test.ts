@@ -3,7 +3,9 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CSP_NONCE_PLACEHOLDER, PRODUCTION_STAMP } from "../src/build-output.ts";
 import { buildDashboardServer, parseDashboardConfig, type DashboardServer } from "../src/index.ts";
 
 let dist: string;
@@ -13,8 +15,13 @@ const ASSET = "/assets/index-AbCd1234.js";
 beforeAll(async () => {
   dist = await mkdtemp(join(tmpdir(), "svc-dashboard-dist-"));
   await mkdir(join(dist, "assets"));
-  await writeFile(join(dist, "index.html"), '<div id="root"></div>');
+  await writeFile(
+    join(dist, "index.html"),
+    `<meta property="csp-nonce" nonce="${CSP_NONCE_PLACEHOLDER}"><div id="root"></div>`,
+  );
   await writeFile(join(dist, ASSET), "console.log(1)");
+  await writeFile(join(dist, `${ASSET}.gz`), gzipSync("console.log(1)"));
+  await writeFile(join(dist, PRODUCTION_STAMP), "production build\n");
   // Nothing listens on port 1 of loopback: the API server is unreachable.
   server = await buildDashboardServer(
     { host: "127.0.0.1", port: 0, apiUrl: "http://127.0.0.1:1", apiTimeoutMs: 2000, logLevel: "silent" },
@@ -40,6 +47,38 @@ describe("svc dashboard", () => {
       expect(reply.headers["x-frame-options"]).toBe("DENY");
       expect(reply.headers["x-content-type-options"]).toBe("nosniff");
       expect(reply.headers["referrer-policy"]).toBe("no-referrer");
+    }
+  });
+
+  it("allows each page one fresh nonce for styles, the one in its <meta property=csp-nonce>", async () => {
+    const nonces = await Promise.all(
+      [1, 2].map(async () => {
+        const reply = await server.app.inject({ url: "/flags" });
+        const nonce = /nonce="([^"]+)"/.exec(reply.body)?.[1];
+        expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+        expect(reply.headers["content-security-policy"]).toContain(`style-src 'self' 'nonce-${nonce}';`);
+        return nonce;
+      }),
+    );
+    expect(nonces[0]).not.toBe(nonces[1]);
+  });
+
+  it("sends an asset precompressed when the browser takes it, and says it varies", async () => {
+    const gzipped = await server.app.inject({ url: ASSET, headers: { "accept-encoding": "gzip, br" } });
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gzipped.headers.vary).toContain("accept-encoding");
+    expect(gzipped.rawPayload).toEqual(gzipSync("console.log(1)"));
+    const plain = await server.app.inject({ url: ASSET, headers: { "accept-encoding": "identity" } });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body).toBe("console.log(1)");
+  });
+
+  it("answers a missing asset 404 with a JSON error, not with the app", async () => {
+    for (const url of ["/assets/index-Gone1234.js", "/assets/nested/x.css", "/assets/", "/.production"]) {
+      const reply = await server.app.inject({ url });
+      expect([url, reply.statusCode]).toEqual([url, url === "/.production" ? 200 : 404]);
+      if (url !== "/.production") expect(reply.json()).toEqual({ error: `no route GET ${url}` });
+      else expect(reply.body).toContain('<div id="root">');
     }
   });
 
@@ -71,8 +110,10 @@ describe("svc dashboard", () => {
     expect(reply.body).toContain('<div id="root">');
   });
 
-  it("refuses to start without a build, saying how to make one", async () => {
+  it("refuses to start without a production build, saying how to make one", async () => {
+    // A build without the stamp is one not made for production (production-build.ts).
     const empty = await mkdtemp(join(tmpdir(), "svc-dashboard-empty-"));
+    await writeFile(join(empty, "index.html"), '<div id="root"></div>');
     await expect(
       buildDashboardServer(
         { host: "127.0.0.1", port: 0, apiUrl: "http://127.0.0.1:1", apiTimeoutMs: 1000, logLevel: "silent" },
