@@ -1,83 +1,16 @@
 // `make dev` runs `svc dev`: these start it as a user would (on free ports, without a terminal),
 // use what its banner points at, and stop it with Ctrl-C.
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
-import { execFileSync } from "node:child_process";
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
+import { startDev, stopDev } from "../support/dev-process.ts";
 import { eventually } from "../support/kube.ts";
-
-const repoRoot = join(import.meta.dirname, "../..");
-const folders: string[] = [];
-
-afterAll(async () => {
-  for (const folder of folders) await rm(folder, { recursive: true, force: true });
-});
-
-interface RunningDev {
-  child: ChildProcessByStdio<null, Readable, null>;
-  banner: string[];
-  /** The URL or path after a banner label. */
-  field: (label: string) => string;
-  /** The banner lines under a label (the label's own and the unlabelled ones after it). */
-  section: (label: string) => string[];
-  devDir: string;
-}
-
-/** Starts `svc dev` with stdin closed, and reads its banner. */
-async function startDev(env: Record<string, string>): Promise<RunningDev> {
-  const devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
-  folders.push(devDir);
-  const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
-    env: {
-      ...process.env,
-      SVC_DEV_DIR: devDir,
-      SVC_API_PORT: "0",
-      SVC_METRICS_PORT: "0",
-      SVC_SIDECAR_PORT: "0",
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_DASHBOARD_PORT: "0",
-      // One node runs per machine, and the test run's own is up: svc dev runs without one here
-      // (its node is the same harness, tested by test/e2e/node-*.test.ts).
-      SVC_DEV_NODE: "false",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const banner: string[] = [];
-  for await (const line of createInterface({ input: child.stdout })) {
-    banner.push(line);
-    if (line.startsWith("svc dev: ready")) break;
-  }
-  const labelled = (line: string, label: string) => line.trimStart().startsWith(label);
-  const field = (label: string): string => {
-    const line = banner.find((l) => labelled(l, label));
-    const match = /(https?:\/\/\S+|\/\S+)/.exec(line?.slice(line.indexOf(label) + label.length) ?? "");
-    if (!match?.[1]) throw new Error(`no ${label} in the banner:\n${banner.join("\n")}`);
-    return match[1];
-  };
-  const section = (label: string): string[] => {
-    const start = banner.findIndex((l) => labelled(l, label));
-    if (start < 0) return [];
-    const end = banner.findIndex((l, i) => i > start && !l.startsWith("   ") && l.trim() !== "");
-    return banner.slice(start, end < 0 ? undefined : end).map((l) => l.trim());
-  };
-  return { child, banner, field, section, devDir };
-}
-
-async function stopDev(dev: RunningDev): Promise<number | null> {
-  dev.child.kill("SIGINT");
-  const [code] = (await once(dev.child, "exit")) as [number | null];
-  return code;
-}
 
 function kubeConfigAt(path: string): KubeConfig {
   const kc = new KubeConfig();
@@ -261,6 +194,8 @@ describe("svc dev on the cluster of KUBECONFIG (SVC_DEV_KUBECONFIG=true)", () =>
     expect(existsSync(controlPlane.kubeconfigPath)).toBe(true);
   });
 });
+
+const repoRoot = join(import.meta.dirname, "../..");
 
 it("refuses a bad setting with one line naming it and exit code 2", async () => {
   const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {

@@ -72,6 +72,47 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
+/** One HTTP request to the server at `url` (node:http, so that even a GET may carry a body). */
+export function callServer(
+  url: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = JSON.stringify(options.body);
+  }
+  if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+  return new Promise((resolve, reject) => {
+    const req = request(url + path, { method, headers, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value !== undefined) responseHeaders.set(name, [value].flat().join(", "));
+        }
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, json });
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 /** A test clock: real time plus an offset that a test moves forward. */
 export class TestClock {
   offsetMs = 0;
@@ -114,40 +155,9 @@ export class TestApi {
     await this.server.close();
   }
 
-  /** One HTTP request (node:http, so that even a GET may carry a body). */
+  /** One HTTP request to this server (node:http, so that even a GET may carry a body). */
   call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token !== undefined) headers["authorization"] = `Bearer ${options.token}`;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      headers["content-type"] ??= "application/json";
-      body = JSON.stringify(options.body);
-    }
-    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-    return new Promise((resolve, reject) => {
-      const req = request(this.url + path, { method, headers, timeout: 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) responseHeaders.set(name, [value].flat().join(", "));
-          }
-          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, json });
-        });
-      });
-      req.on("timeout", () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)));
-      req.on("error", reject);
-      req.end(body);
-    });
+    return callServer(this.url, method, path, options);
   }
 
   async login(username: string, password: string): Promise<string> {

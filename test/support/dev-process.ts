@@ -1,0 +1,75 @@
+// `svc dev` as a user runs it (on free ports, stdin closed, without a node), for the end-to-end
+// tests that drive its processes: it is started, its banner read, and it is stopped with Ctrl-C.
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { afterAll } from "vitest";
+
+const repoRoot = join(import.meta.dirname, "../..");
+const folders: string[] = [];
+
+afterAll(async () => {
+  for (const folder of folders) await rm(folder, { recursive: true, force: true });
+});
+
+export interface RunningDev {
+  child: ChildProcessByStdio<null, Readable, null>;
+  banner: string[];
+  /** The URL or path after a banner label. */
+  field: (label: string) => string;
+  /** The banner lines under a label (the label's own and the unlabelled ones after it). */
+  section: (label: string) => string[];
+  devDir: string;
+}
+
+/** Starts `svc dev` with stdin closed, and reads its banner. */
+export async function startDev(env: Record<string, string>): Promise<RunningDev> {
+  const devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
+  folders.push(devDir);
+  const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
+    env: {
+      ...process.env,
+      SVC_DEV_DIR: devDir,
+      SVC_API_PORT: "0",
+      SVC_METRICS_PORT: "0",
+      SVC_SIDECAR_PORT: "0",
+      SVC_OPERATOR_METRICS_PORT: "0",
+      SVC_DASHBOARD_PORT: "0",
+      // One node runs per machine, and the test run's own is up: svc dev runs without one here
+      // (its node is the same harness, tested by test/e2e/node-*.test.ts).
+      SVC_DEV_NODE: "false",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const banner: string[] = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    banner.push(line);
+    if (line.startsWith("svc dev: ready")) break;
+  }
+  const labelled = (line: string, label: string) => line.trimStart().startsWith(label);
+  const field = (label: string): string => {
+    const line = banner.find((l) => labelled(l, label));
+    const match = /(https?:\/\/\S+|\/\S+)/.exec(line?.slice(line.indexOf(label) + label.length) ?? "");
+    if (!match?.[1]) throw new Error(`no ${label} in the banner:\n${banner.join("\n")}`);
+    return match[1];
+  };
+  const section = (label: string): string[] => {
+    const start = banner.findIndex((l) => labelled(l, label));
+    if (start < 0) return [];
+    const end = banner.findIndex((l, i) => i > start && !l.startsWith("   ") && l.trim() !== "");
+    return banner.slice(start, end < 0 ? undefined : end).map((l) => l.trim());
+  };
+  return { child, banner, field, section, devDir };
+}
+
+/** Ctrl-C: resolves with the exit code once `svc dev` has removed everything. */
+export async function stopDev(dev: RunningDev): Promise<number | null> {
+  dev.child.kill("SIGINT");
+  const [code] = (await once(dev.child, "exit")) as [number | null];
+  return code;
+}
