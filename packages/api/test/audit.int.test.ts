@@ -208,7 +208,27 @@ describe.each(BACKENDS)("audit log on $name", (backend) => {
     expect([...firstPage, ...secondPage]).toEqual(all.slice(0, 6));
   });
 
+  it("finds one resource's events by name and namespace, however many other events are newer", async () => {
+    const api = server();
+    const mine = await userWithRole(api, "viewer");
+    const other = await userWithRole(api, "viewer");
+    for (let i = 0; i < 5; i++) {
+      await api.call("PUT", `/api/v1/users/${other.username}`, {
+        token: admin,
+        body: { role: i % 2 === 0 ? "editor" : "viewer" },
+      });
+    }
+    const history = await auditEvents(`?resource=user&resourceName=${mine.username}&namespace=&limit=2`);
+    expect(history.map((e) => [e.resource, e.resourceName, e.action])).toEqual([
+      ["user", mine.username, "create"],
+    ]);
+    expect(await auditEvents(`?resourceName=${mine.username}&namespace=shop`)).toEqual([]);
+    expect(await auditEvents(`?resourceName=${other.username}&resource=session`)).toEqual([]);
+  });
+
   it.each([
+    ["?resourceName=" + "x".repeat(254), "query.resourceName"],
+    ["?namespace=" + "x".repeat(254), "query.namespace"],
     ["?limit=0", "query.limit"],
     ["?limit=1001", "query.limit"],
     ["?before=x", "query.before"],

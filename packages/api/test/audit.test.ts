@@ -35,6 +35,13 @@ describe("outcomeOf", () => {
 });
 
 describe("parseAuditQuery", () => {
+  it("passes a resource's name and namespace through, an empty namespace included", () => {
+    expect(parseAuditQuery({ resource: "flag", resourceName: "dark-mode", namespace: "" })).toEqual({
+      ok: true,
+      value: { resource: "flag", resourceName: "dark-mode", namespace: "", limit: 100 },
+    });
+  });
+
   it("defaults the limit to 100 and normalises times to UTC", () => {
     expect(parseAuditQuery({})).toEqual({ ok: true, value: { limit: 100 } });
     expect(

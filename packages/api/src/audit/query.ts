@@ -11,6 +11,10 @@ export const AuditQueryString = Type.Object(
     resource: Type.Optional(Type.Enum([...AUDIT_RESOURCES], { description: "Resource type." })),
     action: Type.Optional(Type.Enum([...AUDIT_ACTIONS])),
     cluster: Type.Optional(Type.String({ maxLength: 253 })),
+    namespace: Type.Optional(Type.String({ maxLength: 253, description: "Namespace of the resource." })),
+    resourceName: Type.Optional(
+      Type.String({ maxLength: 253, description: "Name of the resource, e.g. one flag's history." }),
+    ),
     actor: Type.Optional(Type.String({ maxLength: 253 })),
     since: Type.Optional(
       Type.String({ maxLength: 64, description: "ISO 8601 time; events at or after it." }),
@@ -31,6 +35,8 @@ export interface AuditQuery {
   resource?: string;
   action?: string;
   cluster?: string;
+  namespace?: string;
+  resourceName?: string;
   actor?: string;
   /** ISO 8601 UTC, normalised like stored timestamps so that text comparison is time comparison. */
   since?: string;
@@ -81,6 +87,8 @@ export function parseAuditQuery(query: AuditQueryString): Validated<AuditQuery> 
       ...(query.resource === undefined ? {} : { resource: query.resource }),
       ...(query.action === undefined ? {} : { action: query.action }),
       ...(query.cluster === undefined ? {} : { cluster: query.cluster }),
+      ...(query.namespace === undefined ? {} : { namespace: query.namespace }),
+      ...(query.resourceName === undefined ? {} : { resourceName: query.resourceName }),
       ...(query.actor === undefined ? {} : { actor: query.actor }),
       ...(since === undefined ? {} : { since }),
       ...(until === undefined ? {} : { until }),

@@ -62,6 +62,8 @@ export class AuditRepo {
       .$if(query.resource !== undefined, (q) => q.where("resource", "=", query.resource ?? ""))
       .$if(query.action !== undefined, (q) => q.where("action", "=", query.action ?? ""))
       .$if(query.cluster !== undefined, (q) => q.where("cluster", "=", query.cluster ?? ""))
+      .$if(query.namespace !== undefined, (q) => q.where("namespace", "=", query.namespace ?? ""))
+      .$if(query.resourceName !== undefined, (q) => q.where("resource_name", "=", query.resourceName ?? ""))
       .$if(query.actor !== undefined, (q) => q.where("actor", "=", query.actor ?? ""))
       .$if(query.since !== undefined, (q) => q.where("timestamp", ">=", query.since ?? ""))
       .$if(query.until !== undefined, (q) => q.where("timestamp", "<", query.until ?? ""))

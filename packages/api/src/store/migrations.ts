@@ -43,5 +43,16 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
           .execute();
       },
     },
+    // One resource's history (a flag's page) reads its own events, newest first, however many
+    // other events are newer.
+    "0002_audit_events_by_resource": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createIndex("audit_events_resource")
+          .on("audit_events")
+          .columns(["resource_name", "resource", "namespace", "cluster", "id"])
+          .execute();
+      },
+    },
   };
 }

@@ -7,6 +7,7 @@ import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { FlagHistory } from "./FlagHistory.tsx";
 import { workloadHref } from "../clusters/ClusterPage.tsx";
+import { flagPhaseView } from "./flag-phase.ts";
 import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
 import { OutcomeBadge } from "./OutcomeBadge.tsx";
 import { DeleteFlagButton, FlagEnabledSwitch } from "./FlagRowActions.tsx";
@@ -49,6 +50,7 @@ function DeliverySummary({ flag }: { flag: FlagView }) {
       <dt>Value</dt>
       <dd>
         <pre className="value">{flag.defaultValue}</pre>
+        {!flag.enabled && <span className="hint">not delivered while the flag is off</span>}
       </dd>
       <dt>Type</dt>
       <dd>{flag.type}</dd>
@@ -64,7 +66,7 @@ function DeliveryStatus({ flag }: { flag: FlagView }) {
   return (
     <>
       <p>
-        <FlagPhaseBadge status={status} /> {status.message}
+        <FlagPhaseBadge flag={flag} /> {flagPhaseView(flag).message}
       </p>
       {status.targets.length === 0 ? (
         <EmptyState

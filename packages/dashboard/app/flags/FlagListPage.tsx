@@ -102,7 +102,7 @@ function FlagRow({ flag }: { flag: FlagView }) {
         <FlagEnabledSwitch flag={flag} />
       </td>
       <td>
-        <FlagPhaseBadge status={flag.status} />
+        <FlagPhaseBadge flag={flag} />
       </td>
       <td title={flag.updatedAt}>{relativeTime(flag.updatedAt)}</td>
       <td>

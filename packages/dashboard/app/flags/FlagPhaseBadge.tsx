@@ -1,27 +1,12 @@
 import type { FlagView } from "@svc/core/browser";
+import { flagPhaseView } from "./flag-phase.ts";
 
-const TONE: Record<FlagView["status"]["phase"], string> = {
-  Delivered: "ok",
-  Pending: "warn",
-  Degraded: "bad",
-  NoTargets: "",
-};
-
-const LABEL: Record<FlagView["status"]["phase"], string> = {
-  Delivered: "Delivered",
-  Pending: "Pending",
-  Degraded: "Degraded",
-  NoTargets: "No targets",
-};
-
-/** The operator's delivery phase of a flag; the status message, when any, as its title. */
-export function FlagPhaseBadge({ status }: { status: FlagView["status"] }) {
+/** A flag's delivery (Disabled when it is off), with its message as the title. */
+export function FlagPhaseBadge({ flag }: { flag: Pick<FlagView, "enabled" | "status"> }) {
+  const view = flagPhaseView(flag);
   return (
-    <span
-      className={`badge ${TONE[status.phase]}`}
-      title={status.message === "" ? undefined : status.message}
-    >
-      {LABEL[status.phase]}
+    <span className={`badge ${view.tone}`} title={view.message === "" ? undefined : view.message}>
+      {view.label}
     </span>
   );
 }

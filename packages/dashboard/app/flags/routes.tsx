@@ -1,11 +1,38 @@
-import type { RouteObject } from "react-router";
+import { Link, type RouteObject } from "react-router";
+import { RequireAccess } from "../session/RequireAccess.tsx";
 import { FlagDetailPage } from "./FlagDetailPage.tsx";
 import { EditFlagPage, NewFlagPage } from "./FlagFormPage.tsx";
 import { FlagListPage } from "./FlagListPage.tsx";
 
 export const flagRoutes: RouteObject[] = [
   { path: "/flags", element: <FlagListPage /> },
-  { path: "/flags/new", element: <NewFlagPage /> },
+  {
+    path: "/flags/new",
+    element: (
+      <RequireAccess
+        route="POST /api/v1/flags"
+        action="create flags"
+        back={<Link to="/flags">Back to the flags</Link>}
+      >
+        <NewFlagPage />
+      </RequireAccess>
+    ),
+  },
   { path: "/flags/:clusterId/:namespace/:name", element: <FlagDetailPage /> },
-  { path: "/flags/:clusterId/:namespace/:name/edit", element: <EditFlagPage /> },
+  {
+    path: "/flags/:clusterId/:namespace/:name/edit",
+    element: (
+      <RequireAccess
+        route="PUT /api/v1/flags/{namespace}/{name}"
+        action="edit flags"
+        back={
+          <Link to=".." relative="path">
+            Back to the flag
+          </Link>
+        }
+      >
+        <EditFlagPage />
+      </RequireAccess>
+    ),
+  },
 ];

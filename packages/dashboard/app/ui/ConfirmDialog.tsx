@@ -1,25 +1,37 @@
 import { AlertDialog } from "radix-ui";
-import { useState, type ReactNode } from "react";
+import { useState, type ReactNode, type RefObject } from "react";
 import { ErrorMessage } from "./ErrorMessage.tsx";
 
 /**
  * Asks before a destructive action. The dialog stays open while the action runs and shows its
- * error if it fails, so the user sees why nothing happened.
+ * error if it fails, so the user sees why nothing happened. It opens from its `trigger`, or,
+ * without one, when the caller sets `open` (then `returnFocusTo` gets the focus back on close).
  */
 export function ConfirmDialog({
   trigger,
+  open: openAsked,
+  onOpenChange,
+  returnFocusTo,
   title,
   description,
   confirmLabel,
   onConfirm,
 }: {
-  trigger: ReactNode;
+  trigger?: ReactNode;
+  open?: boolean;
+  onOpenChange?: (open: boolean) => void;
+  returnFocusTo?: RefObject<HTMLElement | null>;
   title: string;
   description: ReactNode;
   confirmLabel: string;
   onConfirm: () => Promise<unknown>;
 }) {
-  const [open, setOpen] = useState(false);
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = openAsked ?? ownOpen;
+  const setOpen = (next: boolean) => {
+    setOwnOpen(next);
+    onOpenChange?.(next);
+  };
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>();
 
@@ -44,10 +56,17 @@ export function ConfirmDialog({
         setError(undefined);
       }}
     >
-      <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>
+      {trigger !== undefined && <AlertDialog.Trigger asChild>{trigger}</AlertDialog.Trigger>}
       <AlertDialog.Portal>
         <AlertDialog.Overlay className="dialog-overlay" />
-        <AlertDialog.Content className="dialog">
+        <AlertDialog.Content
+          className="dialog"
+          onCloseAutoFocus={(event) => {
+            if (returnFocusTo?.current == null) return;
+            event.preventDefault();
+            returnFocusTo.current.focus();
+          }}
+        >
           <AlertDialog.Title>{title}</AlertDialog.Title>
           <AlertDialog.Description asChild>
             <div>{description}</div>
