@@ -39,8 +39,19 @@ function nodeUnavailable(): string[] {
   return localNodeUnavailable({ imageArchives: localImageArchives() });
 }
 
-/** POST /<secret>/{kill,start}/<component>: the shared components, killed (SIGKILL) or started again. */
-async function serveComponents(controlPlane: LocalControlPlane, node: LocalNode | undefined) {
+/** The run's node, stopped and started again whole by a test that needs the machine's node itself. */
+interface SharedNode {
+  current: LocalNode | undefined;
+  /** Starts it (again). */
+  start(): Promise<LocalNode>;
+}
+
+/**
+ * POST /<secret>/{kill,start}/<component>: the shared components, killed (SIGKILL) or started
+ * again; /stop/node and /start/node: the node stopped whole (the machine's one node is then free
+ * for a test's own, test/e2e/node-harness.test.ts) and started again.
+ */
+async function serveComponents(controlPlane: LocalControlPlane, node: SharedNode) {
   const secret = randomBytes(16).toString("hex");
   const actions = new Map<string, () => Promise<void>>();
   for (const name of ["etcd", "kube-apiserver", "kube-controller-manager"] as const) {
@@ -48,10 +59,19 @@ async function serveComponents(controlPlane: LocalControlPlane, node: LocalNode 
     actions.set(`start/${name}`, () => controlPlane.start(name));
   }
   for (const name of ["kubelet", "containerd"] as const)
-    if (node !== undefined) {
-      actions.set(`kill/${name}`, () => node.kill(name));
-      actions.set(`start/${name}`, () => node.start(name));
+    if (node.current !== undefined) {
+      actions.set(`kill/${name}`, async () => node.current?.kill(name));
+      actions.set(`start/${name}`, async () => node.current?.start(name));
     }
+  if (node.current !== undefined) {
+    actions.set("stop/node", async () => {
+      await node.current?.stop();
+      node.current = undefined;
+    });
+    actions.set("start/node", async () => {
+      if (node.current === undefined) await node.start();
+    });
+  }
   const server: Server = createServer((request, response) => {
     const action = request.method === "POST" ? request.url?.slice(`/${secret}/`.length) : undefined;
     const run = request.url?.startsWith(`/${secret}/`) === true ? actions.get(action ?? "") : undefined;
@@ -75,16 +95,23 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const controlPlane = await startLocalControlPlane(
     missing.length === 0 ? { podNetworkAddress: POD_NETWORK.gateway } : {},
   );
-  let node: LocalNode | undefined;
-  try {
-    if (missing.length === 0) {
-      node = await startLocalNode(controlPlane, {
+  const node: SharedNode = {
+    current: undefined,
+    async start() {
+      const started = await startLocalNode(controlPlane, {
         imageArchives: localImageArchives(),
         taints: [NODE_TAINT],
         // Mounted ConfigMaps refresh within seconds, so the test of a live file change is short.
         syncFrequencySeconds: 5,
       });
-      process.stdout.write(`local node ${node.name} ready in ${node.startupMs} ms\n`);
+      this.current = started;
+      return started;
+    },
+  };
+  try {
+    if (missing.length === 0) {
+      const started = await node.start();
+      process.stdout.write(`local node ${started.name} ready in ${started.startupMs} ms\n`);
     } else {
       process.stdout.write(
         `no local node; the tests that need one are skipped. Missing:\n- ${missing.join("\n- ")}\n`,
@@ -96,15 +123,16 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   const components = await serveComponents(controlPlane, node);
   project.provide("kubeconfigPath", controlPlane.kubeconfigPath);
-  project.provide("nodeName", node?.name ?? "");
+  project.provide("nodeName", node.current?.name ?? "");
   project.provide("nodeUnavailable", missing.join("; "));
   project.provide("componentsUrl", components.url);
   return async () => {
     components.close();
-    await node?.stop();
+    const last = node.current;
+    await last?.stop();
     await controlPlane.stop();
     // The node's teardown is checked on every run: a leftover fails it.
-    const leftovers = node?.leftovers() ?? [];
+    const leftovers = last?.leftovers() ?? [];
     if (leftovers.length > 0)
       throw new Error(`the local node left state on this machine:\n- ${leftovers.join("\n- ")}`);
   };

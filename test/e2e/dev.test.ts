@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
 import { startDev, stopDev } from "../support/dev-process.ts";
 import { eventually } from "../support/kube.ts";
+import { machineState } from "../support/node-machine.ts";
 
 function kubeConfigAt(path: string): KubeConfig {
   const kc = new KubeConfig();
@@ -150,8 +151,11 @@ describe("svc dev on local control planes (CLUSTERS=2)", () => {
     } finally {
       expect(await stopDev(dev)).not.toBeNull();
     }
-    // Everything of the run is gone: both control planes' folders and the database.
+    // Everything of the run is gone after Ctrl-C to its process group: both control planes'
+    // folders and the database, and every process that ran from them.
     expect(await readdir(dev.devDir)).toEqual([]);
+    const left = machineState(dev.devDir);
+    expect({ processes: left.processes, mounts: left.mounts }).toEqual({ processes: [], mounts: [] });
   });
 });
 

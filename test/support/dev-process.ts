@@ -1,5 +1,6 @@
 // `svc dev` as a user runs it (on free ports, stdin closed, without a node), for the end-to-end
-// tests that drive its processes: it is started, its banner read, and it is stopped with Ctrl-C.
+// tests that drive its processes: it is started in a process group of its own, as a shell starts
+// a foreground job, its banner read, and it is stopped with Ctrl-C as a terminal sends it.
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -26,9 +27,9 @@ export interface RunningDev {
   devDir: string;
 }
 
-/** Starts `svc dev` with stdin closed, and reads its banner. */
-export async function startDev(env: Record<string, string>): Promise<RunningDev> {
-  const devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
+/** Starts `svc dev` with stdin closed, and reads its banner. `devDir`: an earlier run's SVC_DEV_DIR. */
+export async function startDev(env: Record<string, string>, devDir?: string): Promise<RunningDev> {
+  devDir ??= await mkdtemp(join(tmpdir(), "svc-dev-test-"));
   folders.push(devDir);
   const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
     env: {
@@ -44,6 +45,7 @@ export async function startDev(env: Record<string, string>): Promise<RunningDev>
       SVC_DEV_NODE: "false",
       ...env,
     },
+    detached: true,
     stdio: ["ignore", "pipe", "inherit"],
   });
   const banner: string[] = [];
@@ -67,9 +69,12 @@ export async function startDev(env: Record<string, string>): Promise<RunningDev>
   return { child, banner, field, section, devDir };
 }
 
-/** Ctrl-C: resolves with the exit code once `svc dev` has removed everything. */
+/**
+ * Ctrl-C as a terminal sends it, to the whole foreground process group: resolves with the exit
+ * code once `svc dev` has removed everything.
+ */
 export async function stopDev(dev: RunningDev): Promise<number | null> {
-  dev.child.kill("SIGINT");
+  process.kill(-(dev.child.pid ?? 0), "SIGINT");
   const [code] = (await once(dev.child, "exit")) as [number | null];
   return code;
 }

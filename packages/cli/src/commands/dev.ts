@@ -3,7 +3,15 @@ import { join, resolve } from "node:path";
 import { describeErrors, type FlagView } from "@svc/core";
 import { settingsReader, type Environment } from "@svc/core/settings";
 import { installCrds } from "@svc/kube";
-import { defaultBinDir, localImageArchives, localNodeUnavailable, removeOnExit } from "@svc/kube/testing";
+import {
+  defaultBinDir,
+  describeFailures,
+  localImageArchives,
+  localNodeUnavailable,
+  markOwner,
+  reclaimStale,
+  removeOnExit,
+} from "@svc/kube/testing";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
 import { configFromEnv, runSidecar } from "@svc/sidecar";
@@ -65,8 +73,12 @@ export async function runDev(env: Environment = process.env): Promise<void> {
     return;
   }
   await mkdir(settings.dir, { recursive: true });
-  // Everything of this run (control planes, database) lives here and goes when it stops.
+  // A run killed with SIGKILL left its folder, and its components still running from it.
+  const notRemoved = describeFailures(reclaimStale(settings.dir, "run-"));
+  if (notRemoved !== "") process.stderr.write(`svc dev: an earlier run's leftovers: ${notRemoved}\n`);
+  // Everything of this run (control planes, node, database) lives here and goes when it stops.
   const runDir = await mkdtemp(join(settings.dir, "run-"));
+  markOwner(runDir);
   removeOnExit(runDir);
 
   const started = Date.now();

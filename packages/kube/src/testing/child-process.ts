@@ -1,11 +1,14 @@
-// A child process supervised for tests, benchmarks and `svc dev`: spawned with its output kept
-// (a tail in memory, optionally the whole in a file), waited for until ready, stopped with a
-// signal then SIGKILL, and killed whatever ends this process, so that a crashed test run leaves
-// no server behind.
+// A child process supervised for tests, benchmarks and `svc dev`: spawned in a process group of
+// its own (a terminal's Ctrl-C reaches only the process that supervises it, which then stops its
+// children in order), with its output kept (a tail in memory, optionally the whole in a file),
+// waited for until ready, stopped with a signal then SIGKILL, and killed whatever ends this
+// process, so that a crashed test run leaves no server behind.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, rmSync } from "node:fs";
 import { constants } from "node:os";
 import { waitFor } from "../wait.ts";
+import { unmountUnder } from "./node-host.ts";
+import { describeFailures } from "./leftovers.ts";
 
 export interface SuperviseOptions {
   /** For messages: "kube-apiserver". */
@@ -49,9 +52,15 @@ let exitHooksInstalled = false;
 /** Bound on the asynchronous shutdown steps run on a signal, before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 60_000;
 
+/** Runs the steps newest first (a node stops before the control plane it joined), each one whatever the others did. */
+async function runShutdownSteps(): Promise<void> {
+  for (const step of [...shutdownSteps].reverse()) await step().catch(() => undefined);
+}
+
 /**
  * Whatever ends this process (normal exit, uncaught error, SIGINT/SIGTERM/SIGHUP), supervised
- * children die with it and the registered clean-ups run. On a signal, the shutdown steps run
+ * children die with it and the registered clean-ups run, newest first, each whatever the others
+ * did; what they could not remove is reported on one line. On a signal, the shutdown steps run
  * first (a second signal exits at once).
  */
 function installExitHooks(): void {
@@ -60,23 +69,32 @@ function installExitHooks(): void {
   // 'exit' handlers must be synchronous: SIGKILL is, and leaves no orphan behind.
   process.on("exit", () => {
     for (const child of live) child.kill("SIGKILL");
-    for (const cleanup of cleanups) cleanup();
+    const failures: string[] = [];
+    for (const cleanup of [...cleanups].reverse()) {
+      try {
+        cleanup();
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+    const line = describeFailures(failures);
+    if (line !== "") process.stderr.write(`${line}\n`);
   });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     // Exiting (rather than re-raising the signal) runs the 'exit' hook above.
     const exit = () => process.exit(128 + constants.signals[signal]);
     process.once(signal, () => {
       process.once(signal, exit);
-      const steps = Promise.allSettled([...shutdownSteps].map((step) => step()));
       const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
-      void Promise.race([steps, grace]).then(exit);
+      void Promise.race([runShutdownSteps(), grace]).then(exit);
     });
   }
 }
 
 /**
  * Runs `step` when a signal ends this process, before supervised children are killed (for
- * clean-ups that need them, such as deleting objects through a running API server).
+ * clean-ups that need them, such as deleting objects through a running API server). Steps run
+ * one at a time, the latest registered first.
  */
 export function onShutdownSignal(step: () => Promise<void>): () => void {
   installExitHooks();
@@ -104,9 +122,14 @@ export function putInPlace(components: SupervisedProcess[], started: SupervisedP
   else components.push(started);
 }
 
-/** Removes `dir` when this process exits, unless the returned function is called first. */
+/**
+ * Removes `dir` when this process exits, unless the returned function is called first. What is
+ * mounted under it (a node's container filesystems and volumes) is unmounted first, since a
+ * mount point cannot be removed (EBUSY).
+ */
 export function removeOnExit(dir: string): () => void {
   return runOnExit(() => {
+    unmountUnder(dir);
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   });
 }
@@ -119,6 +142,8 @@ export function superviseProcess(options: SuperviseOptions): SupervisedProcess {
     env: options.env,
     uid: options.uid,
     gid: options.gid,
+    // A group of its own: a terminal's Ctrl-C goes to the foreground group only (the supervisor).
+    detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.add(child);

@@ -13,13 +13,15 @@ import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { freeLoopbackPort } from "../ports.ts";
 import {
+  onShutdownSignal,
   putInPlace,
   removeOnExit,
   runOnExit,
   superviseProcess,
   type SupervisedProcess,
 } from "./child-process.ts";
-import { guardPort, unguardPort } from "./node-host.ts";
+import { guardPort, unguardPort } from "./api-guard.ts";
+import { markOwner, recordGuardedPort, reclaimStale } from "./reclaim.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
 export interface LocalControlPlane {
@@ -162,7 +164,11 @@ function kubeconfigYaml(server: string, caPem: string, credentials: Credentials)
 export async function startLocalControlPlane(options: StartOptions = {}): Promise<LocalControlPlane> {
   const binDir = options.binDir ?? defaultBinDir();
   const timeout = options.readyTimeoutMs ?? 120_000;
-  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), "svc-controlplane-"));
+  const parentDir = options.parentDir ?? tmpdir();
+  // What an earlier run killed with SIGKILL left (its components outlive it, in their own groups).
+  reclaimStale(parentDir, "svc-controlplane-");
+  const dir = await mkdtemp(join(parentDir, "svc-controlplane-"));
+  markOwner(dir);
   const keepDir = removeOnExit(dir);
   const components: SupervisedProcess[] = [];
   let stopped: Promise<void> | undefined;
@@ -171,11 +177,14 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
   };
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
+      forgetShutdownStep();
       for (const component of [...components].reverse()) await component.stop();
       unguard();
       await rm(dir, { recursive: true, force: true });
       keepDir();
     })());
+  // On Ctrl-C, stopped in order (after a node registered later, which needs it to drain).
+  const forgetShutdownStep = onShutdownSignal(stop);
 
   try {
     const [etcdPort, etcdPeerPort, apiPort, kcmPort] = await Promise.all([
@@ -244,6 +253,7 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
     const server = `https://127.0.0.1:${apiPort}`;
     if (options.podNetworkAddress !== undefined) {
       // It listens on every address so that pods reach it: only this machine and its pods may.
+      recordGuardedPort(dir, apiPort);
       guardPort(apiPort);
       const forget = runOnExit(() => {
         unguardPort(apiPort);

@@ -26,6 +26,7 @@ import {
   type SupervisedProcess,
 } from "./child-process.ts";
 import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
+import { markOwner, reclaimStale } from "./reclaim.ts";
 import {
   hostLeftovers,
   hostRefusals,
@@ -253,7 +254,10 @@ export async function startLocalNode(
     );
   const timeout = options.readyTimeoutMs ?? 120_000;
   const name = options.name ?? "svc-node";
-  const dir = await mkdtemp(join(options.parentDir ?? tmpdir(), "svc-node-"));
+  const parentDir = options.parentDir ?? tmpdir();
+  if (nodeOwner() === undefined) reclaimStale(parentDir, "svc-node-");
+  const dir = await mkdtemp(join(parentDir, "svc-node-"));
+  markOwner(dir);
   const socket = join(dir, "containerd.sock");
   const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
   const components: SupervisedProcess[] = [];

@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isUnder, killAll, processesMatching, quiet } from "./host-commands.ts";
 
 /** The pod network: one bridge on this machine, its gateway is the node's address. */
 export const POD_NETWORK = {
@@ -31,6 +32,9 @@ const SYSCTLS = ["net/ipv4/ip_forward", "net/bridge/bridge-nf-call-iptables"] as
 const OUR_CHAIN = /^(KUBE-|CNI-)/;
 
 const NETNS_DIR = "/var/run/netns";
+
+/** The chain that keeps a control plane's kube-apiserver, listening on every address, local (api-guard.ts). */
+export const API_GUARD_CHAIN = "SVC-LOCAL-API-GUARD";
 
 /** Who runs this machine's node: "<pid> <containerd socket>". */
 const LOCK_PATH = "/run/svc-local-node.lock";
@@ -61,47 +65,28 @@ export function lockHost(containerdSocket: string): void {
     throw new Error(
       `process ${owner} already runs a local node on this machine (one at a time: it owns ${POD_NETWORK.bridge} and the KUBE-/CNI- iptables chains)`,
     );
-  if (existsSync(LOCK_PATH)) {
-    const [, socket = "", dir = ""] = readFileSync(LOCK_PATH, "utf8").trim().split(" ");
-    tearDownHost(undefined, socket, dir);
-  }
+  reclaimHost();
   writeFileSync(
     LOCK_PATH,
     `${process.pid} ${containerdSocket} ${containerdSocket.slice(0, containerdSocket.lastIndexOf("/"))}\n`,
   );
 }
 
+/**
+ * Removes the node state of a run that died without its exit hooks (SIGKILL), as its lock names
+ * it, and the lock; nothing while a live process runs the node.
+ */
+export function reclaimHost(): void {
+  if (!existsSync(LOCK_PATH) || nodeOwner() !== undefined) return;
+  const [pid = "", socket = "", dir = ""] = readFileSync(LOCK_PATH, "utf8").trim().split(" ");
+  if (Number(pid) === process.pid) return;
+  tearDownHost(undefined, socket, dir);
+  rmSync(LOCK_PATH, { force: true });
+}
+
 export function unlockHost(): void {
   if (existsSync(LOCK_PATH) && Number(readFileSync(LOCK_PATH, "utf8").split(" ")[0]) === process.pid)
     rmSync(LOCK_PATH, { force: true });
-}
-
-function quiet(command: string, args: readonly string[]): { ok: boolean; out: string } {
-  const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  return { ok: result.status === 0, out: `${result.stdout}${result.stderr}` };
-}
-
-/** The chain that keeps a control plane's kube-apiserver, listening on every address, local. */
-const API_GUARD_CHAIN = "SVC-LOCAL-API-GUARD";
-
-/**
- * Drops connections to `port` that come from neither loopback nor the pod network's bridge: a
- * kube-apiserver that pods must reach listens on every address, and must not be reachable from
- * other machines. Synchronous, so that an exit hook can undo it (unguardPort).
- */
-export function guardPort(port: number): void {
-  unguardPort(port);
-  execFileSync("iptables", ["-N", API_GUARD_CHAIN]);
-  for (const iface of ["lo", POD_NETWORK.bridge])
-    execFileSync("iptables", ["-A", API_GUARD_CHAIN, "-i", iface, "-j", "RETURN"]);
-  execFileSync("iptables", ["-A", API_GUARD_CHAIN, "-j", "DROP"]);
-  execFileSync("iptables", ["-I", "INPUT", "-p", "tcp", "--dport", String(port), "-j", API_GUARD_CHAIN]);
-}
-
-export function unguardPort(port: number): void {
-  while (quiet("iptables", ["-D", "INPUT", "-p", "tcp", "--dport", String(port), "-j", API_GUARD_CHAIN]).ok);
-  quiet("iptables", ["-F", API_GUARD_CHAIN]);
-  quiet("iptables", ["-X", API_GUARD_CHAIN]);
 }
 
 /**
@@ -157,41 +142,17 @@ export function setUpHost(): HostState {
   return { sysctls, netnsBefore: listNetns() };
 }
 
-/** Process ids whose command line and cgroups pass `test`. */
-function processesMatching(test: (cmdline: string, cgroups: string) => boolean): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
-      const cgroups = readFileSync(`/proc/${entry}/cgroup`, "utf8");
-      if (test(cmdline, cgroups)) pids.push(Number(entry));
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  return pids;
-}
-
-function killAll(pids: readonly number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
 /**
  * Kills what a runtime left running: containerd's shims for the socket `containerdSocket`, and
  * every process in the kubelet's pod cgroups (the containers; one node runs per machine).
  */
 export function killContainers(containerdSocket: string): void {
-  killAll(
-    processesMatching((cmdline) => cmdline.includes("containerd-shim") && cmdline.includes(containerdSocket)),
-  );
-  killAll(processesMatching((_, cgroups) => cgroups.includes("/kubepods")));
+  killAll(processesMatching((p) => isShimOf(p.cmdline, containerdSocket)));
+  killAll(processesMatching((p) => p.cgroups.includes("/kubepods")));
+}
+
+function isShimOf(cmdline: string, containerdSocket: string): boolean {
+  return containerdSocket !== "" && cmdline.includes("containerd-shim") && cmdline.includes(containerdSocket);
 }
 
 function mountsUnder(dir: string): string[] {
@@ -199,7 +160,7 @@ function mountsUnder(dir: string): string[] {
     .split("\n")
     .map((line) => line.split(" ")[1] ?? "")
     .map((path) => path.replaceAll("\\040", " "))
-    .filter((path) => dir !== "" && (path === dir || path.startsWith(`${dir}/`)));
+    .filter((path) => isUnder(path, dir));
 }
 
 /** Unmounts everything mounted under `dir` (container root filesystems, volumes), deepest first. */
@@ -263,12 +224,22 @@ function removeOrphanNetns(keep: readonly string[]): void {
   }
 }
 
+/** The pods' veths: the host ends of their links, attached to the bridge. */
+function podLinks(): string[] {
+  return quiet("ip", ["-o", "link", "show", "master", POD_NETWORK.bridge])
+    .out.split("\n")
+    .map((line) => /^\d+: ([^@:]+)/.exec(line)?.[1] ?? "")
+    .filter((name) => name !== "");
+}
+
 /**
  * What a node left on the machine after its teardown, one line each (none expected): the bridge,
- * iptables chains, pod network namespaces, shims or container processes, mounts under `dir`.
+ * veths, iptables chains, pod network namespaces, shims or container processes, mounts under `dir`.
  */
 export function hostLeftovers(containerdSocket: string, dir: string): string[] {
   const left: string[] = [];
+  const veths = podLinks();
+  if (veths.length > 0) left.push(`veths ${veths.join(", ")}`);
   if (quiet("ip", ["link", "show", POD_NETWORK.bridge]).ok) left.push(`the bridge ${POD_NETWORK.bridge}`);
   const chains = quiet("iptables-save", [])
     .out.split("\n")
@@ -279,9 +250,7 @@ export function hostLeftovers(containerdSocket: string, dir: string): string[] {
   const netns = listNetns().filter((name) => name.startsWith("cni-"));
   if (netns.length > 0) left.push(`network namespaces ${netns.join(", ")}`);
   const processes = processesMatching(
-    (cmdline, cgroups) =>
-      (cmdline.includes("containerd-shim") && cmdline.includes(containerdSocket)) ||
-      cgroups.includes("/kubepods"),
+    (p) => isShimOf(p.cmdline, containerdSocket) || p.cgroups.includes("/kubepods"),
   );
   if (processes.length > 0) left.push(`processes ${processes.join(", ")}`);
   const mounts = mountsUnder(dir);
@@ -295,6 +264,7 @@ export function tearDownHost(state: HostState | undefined, containerdSocket: str
   unmountUnder(dir);
   removeOrphanNetns(state?.netnsBefore ?? []);
   removeIptablesChains();
+  for (const veth of podLinks()) quiet("ip", ["link", "delete", veth]);
   quiet("ip", ["link", "delete", POD_NETWORK.bridge]);
   for (const [name, value] of Object.entries(state?.sysctls ?? {})) {
     try {
