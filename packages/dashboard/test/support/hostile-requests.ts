@@ -1,14 +1,23 @@
 // The requests of the dashboard's hostile-input suite: node:http with the path sent as given,
 // and the paths (by route family), methods and headers it tries.
 import { request, type IncomingHttpHeaders } from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import fc from "fast-check";
 import { HOSTILE_SEGMENTS, pathParamValues, segment } from "../../../../test/support/hostile-input.ts";
 
 export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
-  /** The body as latin1, so that any bytes compare exactly with the build's files. */
+  /** The body, decoded if compressed, as latin1, so that any bytes compare exactly with the build's files. */
   body: string;
+}
+
+/** A body as sent with its Content-Encoding (the dashboard compresses for `accept-encoding: gzip, br`). */
+function decoded(encoding: string | undefined, body: Buffer): Buffer {
+  if (body.length === 0) return body;
+  if (encoding === "gzip") return gunzipSync(body);
+  if (encoding === "br") return brotliDecompressSync(body);
+  return body;
 }
 
 /** One request with its path sent exactly as given (node:http does not normalize it). */
@@ -29,7 +38,7 @@ export function send(
         resolve({
           status: incoming.statusCode ?? 0,
           headers: incoming.headers,
-          body: Buffer.concat(chunks).toString("latin1"),
+          body: decoded(incoming.headers["content-encoding"], Buffer.concat(chunks)).toString("latin1"),
         });
       });
     });
