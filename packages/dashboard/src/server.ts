@@ -14,7 +14,8 @@ import Fastify, {
   type RawServerBase,
   type RouteGenericInterface,
 } from "fastify";
-import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
+import { API_BODY_LIMIT_BYTES, httpClientErrorAnswer } from "@svc/core/basics";
+import { answerClientError, installLingeringClose } from "@svc/core/lingering-close";
 import { pino } from "pino";
 import { CSP_NONCE_PLACEHOLDER, PRODUCTION_STAMP } from "./build-output.ts";
 import type { DashboardConfig } from "./config.ts";
@@ -79,7 +80,16 @@ export async function buildDashboardServer(
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       void sendError(reply, 400, error.message);
     },
+    // A request the parser refused: JSON {error}, then a lingering close (its body may still arrive).
+    clientErrorHandler: (error, socket) => {
+      const headers = { ...DASHBOARD_SECURITY_HEADERS, "cache-control": "no-store" };
+      answerClientError(error, socket, () =>
+        httpClientErrorAnswer(error, DASHBOARD_MAX_HEADER_BYTES, headers),
+      );
+    },
   });
+  // A refused body still arriving is read after the answer, so that the client gets it.
+  installLingeringClose(app.server);
 
   app.addHook("onSend", async (request, reply) => {
     // Proxied answers keep the API's own headers (stricter: default-src 'none', no-store); the
