@@ -6,6 +6,7 @@ import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/p
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
+import { installLingeringClose } from "@svc/core/lingering-close";
 import type { ClusterRegistry } from "@svc/kube";
 import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";
@@ -108,6 +109,8 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     // Validation errors are the validator's own messages (see typeboxValidatorCompiler).
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
   });
+  // A refused body still arriving is read after the answer, so that the client gets it.
+  installLingeringClose(app.server);
   app.setValidatorCompiler(typeboxValidatorCompiler);
   installRequestBasics(app);
   installErrorHandling(app);
@@ -130,6 +133,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(openApiRoutes);
 
   const metricsApp = metricsServer(context.metrics, timeouts);
+  installLingeringClose(metricsApp.server);
   const timers: NodeJS.Timeout[] = [];
   const enforceRetention = async () => {
     try {

@@ -11,6 +11,7 @@ import { FlagState, type FlagChange } from "./flags.ts";
 import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
+import { installLingeringClose } from "@svc/core/lingering-close";
 import { installFastPath } from "./fast-path.ts";
 import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, isLoopback, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
@@ -93,6 +94,8 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
           (socket) => options.remoteReads || isLoopback(socket.remoteAddress),
         )
       : undefined;
+  // After the fast path, which takes node:http's own connection listener.
+  installLingeringClose(server);
   server.listen(options.port, options.host);
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;

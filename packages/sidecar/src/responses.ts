@@ -1,7 +1,7 @@
 // Every response body the sidecar sends for a flag, rendered once when the flag changes, so a
 // read only looks up a map and writes bytes it already has.
-import { maxHeaderSize, STATUS_CODES } from "node:http";
-import { httpClientErrorReply } from "@svc/core/basics";
+import { maxHeaderSize } from "node:http";
+import { httpClientErrorAnswer } from "@svc/core/basics";
 import { bulkBody, etagOf, evaluate } from "./ofrep.ts";
 import type { SidecarFlag } from "./sidecar-flag.ts";
 
@@ -43,12 +43,7 @@ export function errorResponse(
  * too long: a JSON {error} where node's own has an empty body; the connection then closes.
  */
 export function clientErrorAnswer(error: { code?: string; message: string }): string {
-  const { status, error: message } = httpClientErrorReply(error, maxHeaderSize);
-  const body = JSON.stringify({ error: message });
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: ${JSON_TYPE}\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
+  return httpClientErrorAnswer(error, maxHeaderSize);
 }
 
 export interface RenderedFlag {

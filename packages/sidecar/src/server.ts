@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
 import { evaluationFailure, evaluationRequestProblem, flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
 import type { Duplex } from "node:stream";
+import { answerClientError, endAfterRequestBody, requestBodyUnread } from "@svc/core/lingering-close";
 import {
   clientErrorAnswer,
   errorResponse,
@@ -88,9 +89,11 @@ const BODY_TOO_LARGE = prepare(
 
 const EMPTY = Buffer.alloc(0);
 
-function send(response: ServerResponse, prepared: PreparedResponse): void {
+/** Answers; a body the route did not read is read after the answer (a lingering close). */
+function send(request: IncomingMessage, response: ServerResponse, prepared: PreparedResponse): void {
   response.writeHead(prepared.status, prepared.headers);
-  response.end(prepared.body);
+  if (requestBodyUnread(request)) endAfterRequestBody(request, response, prepared.body);
+  else response.end(prepared.body);
 }
 
 function methodNotAllowed(allowed: string): PreparedResponse {
@@ -207,7 +210,7 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
         if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
         readBody(request, MAX_BODY_BYTES).then(
           (body) => {
-            send(response, evaluateOfrep(request, key, body));
+            send(request, response, evaluateOfrep(request, key, body));
           },
           () => response.destroy(),
         );
@@ -219,10 +222,10 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
       parts
         .metrics()
         .then(async (registry) => {
-          send(response, prepare(200, registry.contentType, await registry.metrics()));
+          send(request, response, prepare(200, registry.contentType, await registry.metrics()));
         })
         .catch((error: unknown) => {
-          send(response, errorResponse(500, `metrics: ${String(error)}`));
+          send(request, response, errorResponse(500, `metrics: ${String(error)}`));
         });
       return undefined;
     }
@@ -245,21 +248,15 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
       const path = query === -1 ? url : url.slice(0, query);
       if (!parts.remoteReads && !isLoopback(request.socket.remoteAddress) && revealsFlags(path)) {
         stats.requests.other++;
-        send(response, REMOTE_REFUSED);
+        send(request, response, REMOTE_REFUSED);
         return;
       }
       const prepared = respond(request, response, path);
-      if (prepared) send(response, prepared);
+      if (prepared) send(request, response, prepared);
     },
   );
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
-    // As node:http's own handler: a reset peer, or a response already under way, gets nothing.
-    const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
-      socket.destroy();
-      return;
-    }
-    socket.end(clientErrorAnswer(error));
+    answerClientError(error, socket, () => clientErrorAnswer(error));
   });
   return { server, readFlags };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { httpClientErrorReply } from "@svc/core/basics";
+import { httpClientErrorAnswer } from "@svc/core/basics";
+import { answerClientError } from "@svc/core/lingering-close";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";
 
@@ -44,29 +45,9 @@ export function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === "string" && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** The status and message for a request Node's HTTP parser refused before Fastify saw it. */
-export function clientErrorReply(error: { code?: string; message: string }): {
-  status: number;
-  error: string;
-} {
-  return httpClientErrorReply(error, MAX_HEADER_BYTES);
-}
-
-/** Answers on the raw socket, as Node does, but with a JSON {error}; then the connection ends. */
+/** Answers on the raw socket, as Node does, but with a JSON {error}; then a lingering close. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  // As Node's own handler does: a response already under way cannot take another.
-  const response = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent === true) {
-    socket.destroy();
-    return;
-  }
-  const { status, error: message } = clientErrorReply(error);
-  const body = JSON.stringify({ error: message });
-  const headers = Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `${headers.join("")}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  answerClientError(error, socket, () => httpClientErrorAnswer(error, MAX_HEADER_BYTES, SECURITY_HEADERS));
 }
 
 /** The router's own refusals (a path it cannot decode, a segment too long) as JSON {error}. */
