@@ -2,7 +2,7 @@
 // status code and default, against svc dev's real processes (its own control plane, no node),
 // and the sidecar's endpoints inside a real pod on the test run's node. The walk's parts are in
 // test/e2e/spec/; what SPEC.md leaves open is asserted as DESIGN.md §4 fixes it.
-import { AppsV1Api, type V1Pod } from "@kubernetes/client-node";
+import { AppsV1Api, KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import { SIDECAR_CONTAINER_NAME } from "@svc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flagClient, operatorScope, startOperator } from "../../packages/operator/test/support/operator.ts";
@@ -12,7 +12,7 @@ import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { demoPodTemplate, describeOnNode, readyPods } from "../support/node.ts";
 import { specApi, type SpecApi } from "./spec/api.ts";
 import { walkAudit } from "./spec/audit.ts";
-import { walkAuthRequired, walkHealth, walkSessions, walkUsers } from "./spec/auth-users.ts";
+import { walkAuthRequired, walkErrorBodies, walkHealth, walkSessions, walkUsers } from "./spec/auth-users.ts";
 import { walkClusters, walkWorkloads } from "./spec/clusters.ts";
 import { walkFlagCycles, walkFlags } from "./spec/flags.ts";
 import { sidecarGets, streamAcross } from "./spec/sidecar-pod.ts";
@@ -25,11 +25,14 @@ describe("SPEC.md against svc dev's processes", () => {
   let dev: RunningDev | undefined;
   let api: SpecApi;
   let admin = "";
+  let hub: KubeConfig;
 
   beforeAll(async () => {
     dev = await startDev({ SVC_ADMIN_PASSWORD: ADMIN_PASSWORD });
     api = specApi(dev.field("REST API"));
     admin = await api.login("admin", ADMIN_PASSWORD);
+    hub = new KubeConfig();
+    hub.loadFromFile(dev.field("kubeconfig"));
   });
 
   afterAll(async () => {
@@ -38,6 +41,7 @@ describe("SPEC.md against svc dev's processes", () => {
 
   it("GET /healthz: 200 ok in plain text, without a token", () => walkHealth(api));
   it("every other endpoint: 401 {error} without a valid token", () => walkAuthRequired(api));
+  it("every error has a JSON body {error}", () => walkErrorBodies(api, admin));
   it("login, bad credentials, me, logout: the token is dead afterwards", () =>
     walkSessions(api, ADMIN_PASSWORD));
   it("users: list, create, update, delete, per role, with their errors", () => walkUsers(api, admin));
@@ -46,7 +50,7 @@ describe("SPEC.md against svc dev's processes", () => {
   it(`flags: ${FLAG_CYCLES} create-update-toggle-delete cycles, each deleted flag 404 at once`, () =>
     walkFlagCycles(api, admin, FLAG_CYCLES));
   it("clusters: the local cluster, SPEC.md's registration body (no credentials), removal", () =>
-    walkClusters(api, admin));
+    walkClusters(api, admin, hub));
   it("namespaces and workloads of a cluster", () => walkWorkloads(api, admin));
   it("audit: listed by every role, filtered by resource, action and cluster", () => walkAudit(api, admin));
 });

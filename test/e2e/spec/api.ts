@@ -6,6 +6,7 @@ import { callServer, type Reply } from "../../../packages/api/test/support/harne
 export type { Reply };
 
 export interface SpecApi {
+  url: string;
   call: (method: string, path: string, token?: string, body?: unknown) => Promise<Reply>;
   /** Logs in and returns the token (fails the test on anything but 200). */
   login: (username: string, password: string) => Promise<string>;
@@ -18,6 +19,7 @@ export function specApi(url: string): SpecApi {
       ...(body === undefined ? {} : { body }),
     });
   return {
+    url,
     call,
     login: async (username, password) => {
       const reply = await call("POST", "/api/v1/auth/login", undefined, { username, password });

@@ -1,5 +1,6 @@
 // SPEC.md's Health, Authentication and Users sections, walked through the REST API.
 import { expect } from "vitest";
+import { callServer } from "../../../packages/api/test/support/harness.ts";
 import { expectError, expectFields, expectJson, expectMessage, tokensByRole, type SpecApi } from "./api.ts";
 
 export async function walkHealth(api: SpecApi): Promise<void> {
@@ -37,6 +38,21 @@ export async function walkAuthRequired(api: SpecApi): Promise<void> {
   for (const [method, path] of endpoints)
     for (const token of [undefined, "not-a-token", unknownToken])
       expectError(await api.call(method, path, token), 401);
+}
+
+/** Whatever goes wrong, the body is {error}: an unknown route, a body that is not JSON. */
+export async function walkErrorBodies(api: SpecApi, adminToken: string): Promise<void> {
+  expectError(await api.call("GET", "/api/v1/no-such-route", adminToken), 404);
+  const raw = (contentType: string, rawBody: string) =>
+    callServer(api.url, "POST", "/api/v1/users", {
+      token: adminToken,
+      rawBody,
+      headers: { "content-type": contentType },
+    });
+  expectError(await raw("application/json", '{"username": "spec-broken",'), 400);
+  expectError(await raw("application/json", '["spec-array"]'), 400);
+  // Not JSON at all: 415 (docs/api.md), a status SPEC.md's table does not list.
+  expectError(await raw("text/plain", "username=spec-text"), 415);
 }
 
 export async function walkSessions(api: SpecApi, adminPassword: string): Promise<void> {
@@ -148,4 +164,9 @@ export async function walkUsers(api: SpecApi, adminToken: string): Promise<void>
     }),
     401,
   );
+  // Write-only: no password (old or new) in any answer, the audit log of these changes included.
+  const audit = await api.call("GET", "/api/v1/audit?resource=user", adminToken);
+  expect(audit.status).toBe(200);
+  expect(audit.text).toContain("spec-walker");
+  for (const password of [user.password, "walker-password-2"]) expect(audit.text).not.toContain(password);
 }

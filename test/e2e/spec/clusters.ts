@@ -1,5 +1,6 @@
 // SPEC.md's Clusters and Workloads sections, walked through the REST API: svc dev's own cluster
 // (id local, with the demo workloads) and a registration with SPEC.md's documented body.
+import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { expect } from "vitest";
 import { eventually } from "../../support/kube.ts";
 import { expectError, expectFields, expectJson, expectMessage, tokensByRole, type SpecApi } from "./api.ts";
@@ -13,7 +14,39 @@ const CLUSTER_FIELDS = {
   discoveredWorkloads: "integer",
 } as const;
 
-export async function walkClusters(api: SpecApi, adminToken: string): Promise<void> {
+interface ClusterConnection {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string };
+  spec: Record<string, unknown>;
+}
+
+/** The ClusterConnection resources in svc-system, by name, each checked against SPEC.md's table. */
+async function clusterConnections(hub: KubeConfig): Promise<Map<string, ClusterConnection>> {
+  const list = (await hub.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+    group: "svc.io",
+    version: "v1alpha1",
+    namespace: "svc-system",
+    plural: "clusterconnections",
+  })) as { items: ClusterConnection[] };
+  for (const { apiVersion, kind, metadata, spec } of list.items) {
+    expect({ apiVersion, kind, namespace: metadata.namespace }).toEqual({
+      apiVersion: "svc.io/v1alpha1",
+      kind: "ClusterConnection",
+      namespace: "svc-system",
+    });
+    expectFields(spec, { displayName: "string", apiServer: "string", authMethod: "string" });
+    expect(["kubeconfig", "serviceaccount", "oidc"]).toContain(spec["authMethod"]);
+    if (spec["credentialRef"] !== undefined)
+      expectFields(spec["credentialRef"], { name: "string", key: "string" });
+    const optional = { namespaces: "array", resyncPeriod: "string", labels: "object" } as const;
+    for (const [field, type] of Object.entries(optional))
+      if (spec[field] !== undefined) expectFields(spec, { [field]: type });
+  }
+  return new Map(list.items.map((c) => [c.metadata.name, c]));
+}
+
+export async function walkClusters(api: SpecApi, adminToken: string, hub: KubeConfig): Promise<void> {
   const { editor, viewer } = await tokensByRole(api, adminToken, "spec-clusters");
   const clusters = expectJson(await api.call("GET", "/api/v1/clusters", viewer), 200) as unknown[];
   for (const c of clusters) expectFields(c, CLUSTER_FIELDS);
@@ -28,6 +61,8 @@ export async function walkClusters(api: SpecApi, adminToken: string): Promise<vo
   expect(local.discoveredWorkloads).toBeGreaterThanOrEqual(3); // web, cache and log-agent
   expect(clusters).toContainEqual(local);
   expectError(await api.call("GET", "/api/v1/clusters/nowhere", viewer), 404);
+  // The local cluster registered itself (SPEC.md): its ClusterConnection has the local id.
+  expect([...(await clusterConnections(hub)).keys()]).toContain("local");
 
   // Registration with SPEC.md's body alone (no credentials): 201, then Error naming them.
   const body = { id: "spec-east", displayName: "East (SPEC walk)", apiServer: local.apiServer };
@@ -53,6 +88,11 @@ export async function walkClusters(api: SpecApi, adminToken: string): Promise<vo
   expect((failing as { message: string }).message).toMatch(/credentials.*svc-cluster-spec-east/);
   const listed = expectJson(await api.call("GET", "/api/v1/clusters", viewer), 200) as { id: string }[];
   expect(listed.map((c) => c.id)).toEqual(expect.arrayContaining(["local", "spec-east"]));
+  expect((await clusterConnections(hub)).get("spec-east")?.spec).toMatchObject({
+    displayName: body.displayName,
+    apiServer: body.apiServer,
+    credentialRef: { name: "svc-cluster-spec-east" },
+  });
 
   // Removal: admin only; then gone.
   for (const token of [editor, viewer])
@@ -60,6 +100,9 @@ export async function walkClusters(api: SpecApi, adminToken: string): Promise<vo
   expectMessage(await api.call("DELETE", "/api/v1/clusters/spec-east", adminToken));
   expectError(await api.call("GET", "/api/v1/clusters/spec-east", viewer), 404);
   expectError(await api.call("DELETE", "/api/v1/clusters/spec-east", adminToken), 404);
+  expect([...(await clusterConnections(hub)).keys()]).not.toContain("spec-east");
+  // The local cluster cannot be removed (DESIGN.md §4).
+  expectError(await api.call("DELETE", "/api/v1/clusters/local", adminToken), 400);
 }
 
 export async function walkWorkloads(api: SpecApi, adminToken: string): Promise<void> {
@@ -75,19 +118,15 @@ export async function walkWorkloads(api: SpecApi, adminToken: string): Promise<v
   expectError(await api.call("GET", "/api/v1/clusters/nowhere/namespaces", viewer), 404);
 
   // The demo's three kinds, with what SPEC.md says a DiscoveredWorkload holds (field names not shown).
-  const all = expectJson(await api.call("GET", "/api/v1/clusters/local/workloads", viewer), 200) as unknown[];
-  const demo = expectJson(
-    await api.call("GET", "/api/v1/clusters/local/workloads?namespace=demo", viewer),
-    200,
-  ) as { name: string; kind: string }[];
-  expect(demo.map((w) => `${w.kind}/${w.name}`).sort()).toEqual([
-    "DaemonSet/log-agent",
-    "Deployment/web",
-    "StatefulSet/cache",
-  ]);
-  expect(all).toEqual(expect.arrayContaining(demo));
-  const other = await api.call("GET", "/api/v1/clusters/local/workloads?namespace=default", viewer);
-  expect((expectJson(other, 200) as unknown[]).length).toBeLessThan(all.length);
+  type Named = { namespace: string; name: string; kind: string };
+  const workloads = async (query: string) =>
+    expectJson(await api.call("GET", `/api/v1/clusters/local/workloads${query}`, viewer), 200) as Named[];
+  const keys = (list: Named[]) => list.map((w) => `${w.namespace}/${w.kind}/${w.name}`).sort();
+  const all = await workloads("");
+  const demo = await workloads("?namespace=demo");
+  expect(keys(demo)).toEqual(["demo/DaemonSet/log-agent", "demo/Deployment/web", "demo/StatefulSet/cache"]);
+  expect(keys(all)).toEqual(expect.arrayContaining(keys(demo)));
+  expect(keys(await workloads("?namespace=default"))).not.toContain("demo/Deployment/web");
   const web = await api.call("GET", "/api/v1/clusters/local/workloads/demo/web", viewer);
   expect((expectJson(web, 200) as { name: string }).name).toBe("web");
   expect(web.text).toContain("FLAG_NEW_CHECKOUT"); // the demo flag it carries (existing injections)

@@ -79,7 +79,7 @@ export async function walkFlags(api: SpecApi, adminToken: string): Promise<void>
   for (const query of ["", `?${LOCAL}`, "?namespace=demo", `?${LOCAL}&namespace=demo`])
     expect(await names(query)).toContain("local/demo/specenv");
   expect(await names("?namespace=default")).toEqual([]);
-  expect(await names("?clusterId=nowhere")).toEqual([]);
+  expectError(await api.call("GET", "/api/v1/flags?clusterId=nowhere", viewer), 404);
 
   // The operator delivers it to the demo Deployment web as FLAG_SPECENV (SPEC.md's default name).
   await expect
