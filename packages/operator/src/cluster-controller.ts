@@ -280,7 +280,14 @@ export class ClusterController {
     const { cluster, writer } = this.#options;
     const flag = cluster.flags.get(namespace, name);
     if (flag === undefined) return undefined;
-    const ref = { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name, namespace } };
+    // The uid makes every write below a precondition on this very flag: an apply that reaches
+    // a flag deleted meanwhile (or re-created) fails with 409 instead of creating one.
+    const uid = flag.metadata.uid;
+    const ref = {
+      apiVersion: API_GROUP_VERSION,
+      kind: FEATURE_FLAG.kind,
+      metadata: { name, namespace, ...(uid === undefined ? {} : { uid }) },
+    };
     const finalized = flag.metadata.finalizers?.includes(DELIVERY_FINALIZER) === true;
     const plans = this.#namespacePlans(namespace);
     if (isBeingDeleted(flag)) {

@@ -16,7 +16,7 @@ import {
   localClusterConnection,
 } from "@svc/core";
 import { installCrds } from "@svc/kube";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { parseOperatorConfig, runOperator, type RunningOperator } from "../../src/index.ts";
 import { testNamespace } from "../../../../test/support/kube.ts";
 
@@ -52,7 +52,10 @@ export async function operatorScope(
 export async function startOperator(
   scope: OperatorScope,
   settings: Record<string, string> = {},
-  { waitUntilLeading = true } = {},
+  {
+    waitUntilLeading = true,
+    log = pino({ level: process.env["SVC_TEST_LOG_LEVEL"] ?? "silent" }),
+  }: { waitUntilLeading?: boolean; log?: Logger } = {},
 ): Promise<RunningOperator> {
   const operator = await runOperator({
     ...parseOperatorConfig({
@@ -63,7 +66,7 @@ export async function startOperator(
     }),
     systemNamespace: scope.systemNamespace,
     kubeConfig: scope.kc,
-    log: pino({ level: process.env["SVC_TEST_LOG_LEVEL"] ?? "silent" }),
+    log,
     registry: { probeIntervalMs: 500 },
   });
   if (waitUntilLeading) await operator.ready;
