@@ -1,6 +1,8 @@
 // Hostile parts of HTTP requests as fast-check arbitraries, shared by the hostile-input suites of
 // every server (the API, the sidecar, the dashboard's proxy): path segments, nesting, prototype
-// keys, content types, query strings, bodies, callers, and the stored state a refusal must keep.
+// keys, content types, query strings, bodies, callers, and the stored state a refusal must keep;
+// and an uploading client on raw TCP, for the lingering close of a refused body.
+import { connect } from "node:net";
 import fc from "fast-check";
 import { validFlagSpec } from "./flag-cases.ts";
 
@@ -175,4 +177,90 @@ export async function storedState(read: ApiRead, namespace: string): Promise<str
     (f) => `${f.name}@${f.resourceVersion}`,
   );
   return JSON.stringify({ usersView, clustersView, flagsView });
+}
+
+/** How many times each refused-body case is sent (fewer while developing). */
+export const REFUSED_BODY_REPEATS = Number(process.env["SVC_REFUSED_BODY_REPEATS"] ?? 1000);
+/** Connections in flight at once, so that the server is busy as under real load. */
+const REFUSED_BODY_PARALLEL = 4;
+/** An answer not complete within this is missing (every server's request timeout is 30 s). */
+const REFUSED_BODY_WAIT_MS = 30_000;
+/** The part of the body sent with the head; the rest follows REFUSED_BODY_GAP_MS later. */
+const REFUSED_BODY_FIRST_BYTES = 64 * 1024;
+const REFUSED_BODY_GAP_MS = 5;
+
+/**
+ * One request whose body the server refuses unread: `head` (request line and headers, without
+ * the blank line) with `Content-Length` and `body`, on a new raw TCP connection, as a plain
+ * uploading client sends it: the whole request first, without waiting for an answer, then the
+ * answer is read. The body leaves in two parts a few milliseconds apart (as from a disk or a
+ * network), so that the server has answered before all of it arrived. Resolves to the answer's
+ * status once its head and Content-Length bytes are read, or 0 when the connection closed (or
+ * REFUSED_BODY_WAIT_MS passed) without a complete answer: a server that closes with the body
+ * unread resets the connection, the client's write fails, and the answer is lost with it.
+ */
+function refusedBodyStatus(port: number, head: string, body: Buffer): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    const complete = (): number | undefined => {
+      const end = received.indexOf("\r\n\r\n");
+      if (end === -1) return undefined;
+      const text = received.subarray(0, end).toString("latin1");
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1] ?? NaN);
+      if (!(received.length - end - 4 >= length)) return undefined;
+      return Number(/^HTTP\/1\.[01] (\d{3}) /.exec(text)?.[1] ?? 0);
+    };
+    const finish = (status: number) => {
+      clearTimeout(timer);
+      clearTimeout(rest);
+      socket.destroy();
+      resolve(status);
+    };
+    const timer = setTimeout(() => {
+      finish(complete() ?? 0);
+    }, REFUSED_BODY_WAIT_MS);
+    // Read once the whole request is written.
+    socket.pause();
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const status = complete();
+      if (status !== undefined) finish(status);
+    });
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      finish(complete() ?? 0);
+    });
+    socket.write(`${head}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(body.subarray(0, REFUSED_BODY_FIRST_BYTES));
+    const rest = setTimeout(() => {
+      socket.write(body.subarray(REFUSED_BODY_FIRST_BYTES), () => socket.resume());
+    }, REFUSED_BODY_GAP_MS);
+  });
+}
+
+/**
+ * The statuses answering REFUSED_BODY_REPEATS requests of `head` with a body of just over 1 MiB
+ * (the API's limit), REFUSED_BODY_PARALLEL at a time; 0 for each left without an answer.
+ */
+export async function refusedBodyStatuses(port: number, head: string): Promise<number[]> {
+  const body = Buffer.from(expandBody(OVER_1_MIB));
+  const statuses: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: REFUSED_BODY_PARALLEL }, async () => {
+      while (next < REFUSED_BODY_REPEATS) {
+        next++;
+        statuses.push(await refusedBodyStatus(port, head, body));
+      }
+    }),
+  );
+  return statuses;
+}
+
+/** How many times each status came: `{404: 1000}`, or `{0: 3, 404: 997}` when 3 got no answer. */
+export function statusCounts(statuses: readonly number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
 }

@@ -7,6 +7,8 @@ import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const MAIN = join(ROOT, "packages/cli/src/main.ts");
+/** Bun, the runtime of the sidecar image (deploy/Dockerfile), from its npm package. */
+const BUN = join(ROOT, "node_modules/@oven/bun-linux-x64/bin/bun");
 
 export interface SidecarProcess {
   url: string;
@@ -22,10 +24,12 @@ export async function startSidecarProcess(options: {
   kubeconfigPath: string;
   /** Pins the process to these CPUs (taskset), e.g. "0", so that a floor can be measured alike. */
   cpus?: string;
+  /** Runs it on Bun, as the sidecar image does, instead of this Node. */
+  bun?: boolean;
   env?: Record<string, string>;
 }): Promise<SidecarProcess> {
   const port = await freeLoopbackPort();
-  const command = [process.execPath, MAIN, "sidecar"];
+  const command = [options.bun === true ? BUN : process.execPath, MAIN, "sidecar"];
   const pinned = options.cpus === undefined ? command : ["taskset", "-c", options.cpus, ...command];
   const child = superviseProcess({
     name: "svc sidecar",
