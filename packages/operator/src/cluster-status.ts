@@ -15,6 +15,7 @@ import {
 import {
   backoffDelay,
   describeFailure,
+  HttpStatusError,
   installCrds,
   type BackoffPolicy,
   type ClusterRegistry,
@@ -114,7 +115,13 @@ export class ClusterStatusReporter {
   report(id: string, { rescan = false } = {}): void {
     const reporting = this.#report(id, rescan)
       .catch((error: unknown) => {
-        this.#options.logger.warn({ cluster: id, err: error }, "cluster status not written");
+        // 409: the connection was removed or re-created since it was read; the next report
+        // (if it still exists) writes the status.
+        const gone = error instanceof HttpStatusError && error.status === 409;
+        this.#options.logger[gone ? "debug" : "warn"](
+          { cluster: id, err: error },
+          "cluster status not written",
+        );
       })
       .finally(() => this.#reporting.delete(reporting));
     this.#reporting.add(reporting);
@@ -163,11 +170,13 @@ export class ClusterStatusReporter {
     if (connection === undefined) return;
     const resyncMs = rescan ? 0 : clusterResyncMs(connection.spec.resyncPeriod);
     if (!statusWorthWriting(connection.status, status, resyncMs, at)) return;
+    const uid = connection.metadata.uid;
     await hubWriter.apply(
       {
         apiVersion: API_GROUP_VERSION,
         kind: CLUSTER_CONNECTION.kind,
-        metadata: { name: id, namespace: systemNamespace },
+        // The uid: a status write that reaches a connection removed meanwhile must not create it.
+        metadata: { name: id, namespace: systemNamespace, ...(uid === undefined ? {} : { uid }) },
         status,
       },
       { force: true, subresource: "status" },
