@@ -13,7 +13,10 @@ import {
   hostileBody,
   hostileQuery,
   pathParamValues,
+  REFUSED_BODY_REPEATS,
+  refusedBodyStatuses,
   segment,
+  statusCounts,
   storedState as storedStateOf,
 } from "../../../test/support/hostile-input.ts";
 import { roleLogin, startHostileTarget, type ClusterApi } from "./support/cluster-api.ts";
@@ -132,4 +135,14 @@ describe("hostile input at every operation of the OpenAPI document", () => {
       );
     }
   }, 600_000);
+});
+
+describe("a body the API refuses unread: its client still gets the answer", () => {
+  for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
+    it(`${version}: ${REFUSED_BODY_REPEATS} POSTs of 1 MiB to an unknown route, each answered 413`, async () => {
+      const head = `POST /api/v1/no-such-route ${version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close`;
+      const statuses = await refusedBodyStatuses(Number(new URL(env.api.url).port), head);
+      expect(statusCounts(statuses)).toEqual({ 413: REFUSED_BODY_REPEATS });
+    }, 600_000);
+  }
 });

@@ -28,6 +28,9 @@ import {
   expandBody,
   hostileBody,
   hostileQuery,
+  REFUSED_BODY_REPEATS,
+  refusedBodyStatuses,
+  statusCounts,
   storedState as storedStateOf,
 } from "../../../test/support/hostile-input.ts";
 import { CSP_NONCE_PLACEHOLDER } from "../src/build-output.ts";
@@ -220,4 +223,14 @@ describe("hostile input at the dashboard server", () => {
       );
     }
   }, 900_000);
+});
+
+describe("a body the dashboard refuses unread: its client still gets the answer", () => {
+  for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
+    it(`${version}: ${REFUSED_BODY_REPEATS} logins with 1 MiB, each answered 413 before the API`, async () => {
+      const head = `POST /api/v1/auth/login ${version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close`;
+      const statuses = await refusedBodyStatuses(dashboardPort, head);
+      expect(statusCounts(statuses)).toEqual({ 413: REFUSED_BODY_REPEATS });
+    }, 600_000);
+  }
 });
