@@ -26,6 +26,8 @@ function execInPod(kc: KubeConfig, namespace: string, pod: string, command: stri
       })
       .catch(reject);
   });
+  // Awaited by the caller once the output is read; a failure before that is not unhandled.
+  done.catch(() => undefined);
   return { lines, done };
 }
 
@@ -80,9 +82,10 @@ let buffer = "";
 for await (const chunk of r.body) {
   buffer += decoder.decode(chunk, { stream: true });
   for (let end = buffer.indexOf("\\n\\n"); end >= 0; end = buffer.indexOf("\\n\\n")) {
-    const lines = buffer.slice(0, end).split("\\n").filter((l) => !l.startsWith(":"));
+    const lines = buffer.slice(0, end).split("\\n");
     buffer = buffer.slice(end + 2);
-    if (lines.length === 0) continue;
+    // A block without data (the retry: preamble, a heartbeat comment) is no event.
+    if (!lines.some((l) => l.startsWith("data:"))) continue;
     const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim() ?? "message";
     const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\\n");
     console.log(JSON.stringify({ event, data }));
