@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { AppsV1Api, CoreV1Api, VersionApi, type V1Deployment } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { startLocalControlPlane } from "@svc/kube/testing";
+import { freeLoopbackPort } from "../src/ports.ts";
 import { eventually, isRunning, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 
 const kc = testKubeConfig();
@@ -98,6 +99,31 @@ describe("startLocalControlPlane", () => {
     }
     expect(second.pids.filter(isRunning)).toEqual([]);
     expect(existsSync(second.dir)).toBe(false);
+  });
+
+  it("runs its own components when another process takes a port chosen for one before it binds it", async () => {
+    // The race of a port free a moment ago: the shared kube-apiserver (which answers /healthz to
+    // anyone) holds the port given to kube-controller-manager. Its probe must not take that
+    // server's answer for its own, and it must run on another port.
+    const taken = Number(new URL(kc.getCurrentCluster()?.server ?? "").port);
+    let chosen = 0;
+    const racing = await startLocalControlPlane({
+      choosePort: async () => (++chosen === 4 ? taken : freeLoopbackPort()),
+    });
+    try {
+      // Its own kube-controller-manager runs: a new namespace gets its default ServiceAccount.
+      const core = racing.kubeConfig().makeApiClient(CoreV1Api);
+      await core.createNamespace({ body: { metadata: { name: "raced" } } });
+      await eventually(
+        () => core.listNamespacedServiceAccount({ namespace: "raced" }),
+        (list) => list.items.some((sa) => sa.metadata?.name === "default"),
+        "the default ServiceAccount, made by its own kube-controller-manager",
+      );
+      expect(racing.pids).toHaveLength(3);
+      expect(racing.pids.every(isRunning)).toBe(true);
+    } finally {
+      await racing.stop();
+    }
   });
 
   it.each(["throw", "signal"])(

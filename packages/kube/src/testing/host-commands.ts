@@ -1,7 +1,8 @@
 // Commands and process look-ups on this machine for the harness's set-up and teardown;
 // synchronous, so that they also run in an 'exit' hook, where a crashed run has no event loop left.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { listeningInodes, socketInode } from "./port-ownership.ts";
 
 /** Runs a command, never throwing: whether it succeeded, and its output. */
 export function quiet(command: string, args: readonly string[]): { ok: boolean; out: string } {
@@ -52,4 +53,36 @@ export function killAll(pids: readonly number[]): void {
 /** Whether `path` is `dir` or inside it. */
 export function isUnder(path: string, dir: string): boolean {
   return dir !== "" && (path === dir || path.startsWith(`${dir}/`));
+}
+
+/**
+ * Whether process `pid` itself listens on TCP `port` (not merely someone on this machine). Where
+ * /proc shows no TCP tables (not Linux), it cannot tell and answers true.
+ */
+export function listensOn(pid: number | undefined, port: number): boolean {
+  if (!existsSync("/proc/self/net/tcp")) return true;
+  if (pid === undefined) return false;
+  const inodes = new Set<string>();
+  for (const table of ["tcp", "tcp6"])
+    for (const inode of listeningInodes(readOrEmpty(`/proc/${pid}/net/${table}`), port)) inodes.add(inode);
+  if (inodes.size === 0) return false;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(socketInode(readlinkSync(`/proc/${pid}/fd/${fd}`)) ?? "");
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }

@@ -21,6 +21,8 @@ import {
   type SupervisedProcess,
 } from "./child-process.ts";
 import { guardPort, unguardPort } from "./api-guard.ts";
+import { listensOn } from "./host-commands.ts";
+import { portTaken } from "./port-ownership.ts";
 import { markOwner, recordGuardedPort, reclaimStale } from "./reclaim.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
@@ -80,6 +82,11 @@ export interface StartOptions {
   podNetworkAddress?: string;
   /** Record every write (create, update, patch, delete) in an audit log, to count a client's writes. */
   auditLog?: boolean;
+  /**
+   * Picks each component's ports (default: a loopback port free a moment ago). A port taken by
+   * another process before the component binds it is replaced; a test makes that race happen.
+   */
+  choosePort?: () => Promise<number>;
 }
 
 /** Metadata of every write; reads are not recorded. */
@@ -101,6 +108,15 @@ const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
 export function defaultBinDir(): string {
   return process.env["SVC_CONTROLPLANE_BIN"] ?? join(REPO_ROOT, ".cache/controlplane/bin");
 }
+
+/** How a component is started on its ports: its arguments, and when it answers. */
+interface Launch {
+  args: string[];
+  ready: () => Promise<boolean>;
+}
+
+/** Starts on fresh ports after another process took one, at most this many times in all. */
+const PORT_ATTEMPTS = 5;
 
 function startComponent(binDir: string, dir: string, name: string, args: string[]): SupervisedProcess {
   return superviseProcess({
@@ -187,12 +203,6 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
   const forgetShutdownStep = onShutdownSignal(stop);
 
   try {
-    const [etcdPort, etcdPeerPort, apiPort, kcmPort] = await Promise.all([
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-    ]);
     const token = randomBytes(32).toString("hex");
     const certDir = join(dir, "pki");
     await mkdir(certDir);
@@ -222,94 +232,122 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       ]),
     ]);
 
-    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
-    const peerUrl = `http://127.0.0.1:${etcdPeerPort}`;
-    /** How each component is started (again), and when it is ready. */
+    const choosePort = options.choosePort ?? freeLoopbackPort;
+    /** How each component is started again (on the same ports), and when it is ready. */
     const launchers = new Map<ControlPlaneComponent, () => Promise<void>>();
-    const launch = (name: ControlPlaneComponent, args: string[], ready: () => Promise<boolean>) => {
-      const start = async () => {
+    /**
+     * Starts a component on `portCount` ports (the first one it serves its probe on), and waits
+     * until it is ready and listens there itself; on fresh ports again when another process took
+     * one first. Resolves with the ports it runs on.
+     */
+    const launch = async (
+      name: ControlPlaneComponent,
+      portCount: number,
+      build: (ports: readonly number[]) => Launch | Promise<Launch>,
+    ): Promise<readonly number[]> => {
+      const startOn = async (ports: readonly number[]) => {
+        const { args, ready } = await build(ports);
         const started = startComponent(binDir, dir, name, args);
         putInPlace(components, started);
-        await started.waitReady(ready, timeout);
+        await started.waitReady(async () => listensOn(started.pid, ports[0] ?? 0) && ready(), timeout);
       };
-      launchers.set(name, start);
-      return start();
+      const choosePorts = async () => {
+        const ports: number[] = [];
+        for (let i = 0; i < portCount; i++) ports.push(await choosePort());
+        return ports;
+      };
+      let ports = await choosePorts();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await startOn(ports);
+          break;
+        } catch (error) {
+          if (attempt >= PORT_ATTEMPTS || !portTaken((error as Error).message)) throw error;
+          ports = await choosePorts();
+        }
+      }
+      launchers.set(name, () => startOn(ports));
+      return ports;
     };
-    await launch(
-      "etcd",
-      [
-        `--data-dir=${join(dir, "etcd")}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=${peerUrl}`,
-        `--initial-advertise-peer-urls=${peerUrl}`,
-        `--initial-cluster=default=${peerUrl}`,
-        "--unsafe-no-fsync",
-        "--log-level=warn",
-      ],
-      async () => (await fetch(`${etcdUrl}/health`).catch(() => undefined))?.ok === true,
-    );
 
-    const server = `https://127.0.0.1:${apiPort}`;
-    if (options.podNetworkAddress !== undefined) {
+    const [etcdPort] = await launch("etcd", 2, ([port, peerPort]) => {
+      const etcdUrl = `http://127.0.0.1:${port ?? 0}`;
+      const peerUrl = `http://127.0.0.1:${peerPort ?? 0}`;
+      return {
+        args: [
+          `--data-dir=${join(dir, "etcd")}`,
+          `--listen-client-urls=${etcdUrl}`,
+          `--advertise-client-urls=${etcdUrl}`,
+          `--listen-peer-urls=${peerUrl}`,
+          `--initial-advertise-peer-urls=${peerUrl}`,
+          `--initial-cluster=default=${peerUrl}`,
+          "--unsafe-no-fsync",
+          "--log-level=warn",
+        ],
+        ready: async () => (await fetch(`${etcdUrl}/health`).catch(() => undefined))?.ok === true,
+      };
+    });
+
+    const auditLogPath = options.auditLog === true ? join(dir, "audit.log") : undefined;
+    const guard = (port: number) => {
+      unguard();
       // It listens on every address so that pods reach it: only this machine and its pods may.
-      recordGuardedPort(dir, apiPort);
-      guardPort(apiPort);
+      recordGuardedPort(dir, port);
+      guardPort(port);
       const forget = runOnExit(() => {
-        unguardPort(apiPort);
+        unguardPort(port);
       });
       unguard = () => {
-        unguardPort(apiPort);
+        unguardPort(port);
         forget();
       };
-    }
-    const apiserverArgs = [
-      `--etcd-servers=${etcdUrl}`,
-      `--secure-port=${apiPort}`,
-      `--bind-address=${options.podNetworkAddress === undefined ? "127.0.0.1" : "0.0.0.0"}`,
-      `--advertise-address=${options.podNetworkAddress ?? "127.0.0.1"}`,
-      `--tls-cert-file=${serving.certPath}`,
-      `--tls-private-key-file=${serving.keyPath}`,
-      `--token-auth-file=${tokenFile}`,
-      `--client-ca-file=${ca.certPath}`,
-      `--kubelet-client-certificate=${kubeletClient.certPath}`,
-      `--kubelet-client-key=${kubeletClient.keyPath}`,
-      // A node's name is not in any DNS here: reach kubelets at their address.
-      "--kubelet-preferred-address-types=InternalIP",
-      // Node: a kubelet reads only its own pods' Secrets and ConfigMaps (as in production).
-      "--authorization-mode=Node,RBAC",
-      `--service-account-key-file=${saPub}`,
-      `--service-account-signing-key-file=${saKey}`,
-      `--service-account-issuer=${server}`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
-      "--allow-privileged=true",
-      "--v=0",
-    ];
-    const auditLogPath = options.auditLog === true ? join(dir, "audit.log") : undefined;
-    if (auditLogPath !== undefined) {
-      const policyPath = join(dir, "audit-policy.yaml");
-      await writeFile(policyPath, AUDIT_POLICY);
-      apiserverArgs.push(
-        `--audit-policy-file=${policyPath}`,
-        `--audit-log-path=${auditLogPath}`,
-        "--audit-log-mode=blocking",
-      );
-    }
-    await launch(
-      "kube-apiserver",
-      apiserverArgs,
-      async () => (await probe(`${server}/readyz`, token)) === 200,
-    );
+    };
+    const [apiPort] = await launch("kube-apiserver", 1, async ([port = 0]) => {
+      const server = `https://127.0.0.1:${port}`;
+      if (options.podNetworkAddress !== undefined) guard(port);
+      const args = [
+        `--etcd-servers=http://127.0.0.1:${etcdPort ?? 0}`,
+        `--secure-port=${port}`,
+        `--bind-address=${options.podNetworkAddress === undefined ? "127.0.0.1" : "0.0.0.0"}`,
+        `--advertise-address=${options.podNetworkAddress ?? "127.0.0.1"}`,
+        `--tls-cert-file=${serving.certPath}`,
+        `--tls-private-key-file=${serving.keyPath}`,
+        `--token-auth-file=${tokenFile}`,
+        `--client-ca-file=${ca.certPath}`,
+        `--kubelet-client-certificate=${kubeletClient.certPath}`,
+        `--kubelet-client-key=${kubeletClient.keyPath}`,
+        // A node's name is not in any DNS here: reach kubelets at their address.
+        "--kubelet-preferred-address-types=InternalIP",
+        // Node: a kubelet reads only its own pods' Secrets and ConfigMaps (as in production).
+        "--authorization-mode=Node,RBAC",
+        `--service-account-key-file=${saPub}`,
+        `--service-account-signing-key-file=${saKey}`,
+        `--service-account-issuer=${server}`,
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        "--allow-privileged=true",
+        "--v=0",
+      ];
+      if (auditLogPath !== undefined) {
+        const policyPath = join(dir, "audit-policy.yaml");
+        await writeFile(policyPath, AUDIT_POLICY);
+        args.push(
+          `--audit-policy-file=${policyPath}`,
+          `--audit-log-path=${auditLogPath}`,
+          "--audit-log-mode=blocking",
+        );
+      }
+      return { args, ready: async () => (await probe(`${server}/readyz`, token)) === 200 };
+    });
 
+    const server = `https://127.0.0.1:${apiPort ?? 0}`;
     const caPem = await readFile(ca.certPath, "utf8");
     const kubeconfigPath = join(dir, "kubeconfig");
     await writeFile(kubeconfigPath, kubeconfigYaml(server, caPem, { token }), { mode: 0o600 });
 
-    await launch(
-      "kube-controller-manager",
-      [
+    await launch("kube-controller-manager", 1, ([port = 0]) => ({
+      args: [
         `--kubeconfig=${kubeconfigPath}`,
-        `--secure-port=${kcmPort}`,
+        `--secure-port=${port}`,
         "--bind-address=127.0.0.1",
         `--service-account-private-key-file=${saKey}`,
         `--root-ca-file=${ca.certPath}`,
@@ -317,8 +355,8 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
         "--controllers=*",
         "--v=0",
       ],
-      async () => (await probe(`https://127.0.0.1:${kcmPort}/healthz`)) === 200,
-    );
+      ready: async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200,
+    }));
     const running = (name: ControlPlaneComponent) => components.find((c) => c.name === name && c.running());
     const startAgain = async (name: ControlPlaneComponent) => {
       if (running(name) === undefined) await launchers.get(name)?.();
