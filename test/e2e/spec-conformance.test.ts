@@ -46,7 +46,7 @@ describe("SPEC.md against svc dev's processes", () => {
     walkSessions(api, ADMIN_PASSWORD));
   it("users: list, create, update, delete, per role, with their errors", () => walkUsers(api, admin));
   it("flags: create, read, list filters, update, toggle, delete, per role, with their errors", () =>
-    walkFlags(api, admin));
+    walkFlags(api, admin, hub));
   it(`flags: ${FLAG_CYCLES} create-update-toggle-delete cycles, each deleted flag 404 at once`, () =>
     walkFlagCycles(api, admin, FLAG_CYCLES));
   it("clusters: the local cluster, SPEC.md's registration body (no credentials), removal", () =>

@@ -128,6 +128,8 @@ export async function walkUsers(api: SpecApi, adminToken: string): Promise<void>
   expectError(await put(walker, "spec-users-editor", { password: "stolen-password" }), 403);
   expectError(await put(tokens.editor, "spec-walker", { password: "stolen-password" }), 403);
   expectMessage(await put(walker, "spec-walker", { password: "walker-password-2" }));
+  expectMessage(await put(tokens.editor, "spec-users-editor", { password: "editor-password-2" }));
+  await api.login("spec-users-editor", "editor-password-2");
   expectError(
     await api.call("POST", "/api/v1/auth/login", undefined, {
       username: user.username,
