@@ -90,14 +90,13 @@ const focusedLabel = (page: Page) => page.evaluate(`document.activeElement?.getA
 
 describe("the app as served", () => {
   it("is the compressed production build, within budget, asking each API GET once", async () => {
-    const { page, errors } = await signedIn("editor");
+    const page = await h.newPage();
     const requests: Request[] = [];
     const aborted: string[] = [];
     page.on("request", (request) => requests.push(request));
     page.on("requestfailed", (request) => aborted.push(`${request.method()} ${request.url()}`));
-    await page.goto(listUrl());
-    await rowOf(page, "restarts").waitFor();
-
+    // The first load (the login page) fetches the app's JS; the list's own load comes after.
+    await h.login(page, "editor");
     const scripts = requests.filter((request) => request.resourceType() === "script");
     expect(scripts.length).toBeGreaterThan(0);
     let wireBytes = 0;
@@ -112,6 +111,10 @@ describe("the app as served", () => {
     console.log(`initial JS over the wire: ${wireBytes} bytes in ${scripts.length} files`);
     expect(wireBytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET_BYTES);
 
+    requests.length = 0;
+    await page.goto(listUrl());
+    await rowOf(page, "restarts").waitFor();
+
     // React's development build (StrictMode) sent each GET twice and aborted the first.
     expect(aborted).toEqual([]);
     const gets = requests
@@ -123,7 +126,6 @@ describe("the app as served", () => {
     // The API's answers come compressed through the dashboard's proxy too.
     const list = requests.find((request) => new URL(request.url()).pathname === "/api/v1/flags");
     expect(await (await list?.response())?.headerValue("content-encoding")).toMatch(/^(br|gzip)$/);
-    expect(errors).toEqual([]);
     await page.close();
   });
 
@@ -140,10 +142,12 @@ describe("a flag's history", () => {
     for (const enabled of [false, true, false]) await toggle("historic", enabled);
     // 1,500 flag events of another flag, the quickest way: a viewer's refused updates.
     const refused = `/api/v1/flags/${h.namespace}/restarts?clusterId=${h.clusterId}`;
+    const viewer = h.api("viewer");
+    await viewer.fetch("/api/v1/auth/me"); // signs in once, before the concurrent calls
     for (let batch = 0; batch < 30; batch++) {
       await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const response = await h.api("viewer").fetch(refused, { method: "PUT", body: "{}" });
+          const response = await viewer.fetch(refused, { method: "PUT", body: "{}" });
           expect(response.status).toBe(403);
         }),
       );
@@ -177,7 +181,7 @@ describe("a viewer opening an editor's page", () => {
     const events = (await (
       await h.api("admin").fetch(`/api/v1/audit?actor=viewer&limit=1000`)
     ).json()) as AuditRow[];
-    expect(events.filter((event) => event.id > before && event.action !== "login")).toEqual([]);
+    expect(events.filter((event) => event.id > before && event.resource !== "session")).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -188,15 +192,21 @@ describe("a disabled flag", () => {
     await createFlag("switched-off", { app: "shop" });
     await toggle("switched-off", false);
     // The status the operator writes once the value is withdrawn from every target.
-    await h.kubeConfig.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+    const custom = h.kubeConfig.makeApiClient(CustomObjectsApi);
+    const address = {
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: FEATURE_FLAG.plural,
+      namespace: h.namespace,
+      name: "switched-off",
+    };
+    const stored = (await custom.getNamespacedCustomObject(address)) as { metadata: { generation: number } };
+    await custom.patchNamespacedCustomObjectStatus(
       {
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: FEATURE_FLAG.plural,
-        namespace: h.namespace,
-        name: "switched-off",
+        ...address,
         body: {
           status: {
+            observedGeneration: stored.metadata.generation,
             phase: "Delivered",
             delivery: "envVar",
             message: "every target workload carries the flag as it should",
