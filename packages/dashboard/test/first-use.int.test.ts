@@ -64,6 +64,7 @@ interface AuditRow {
   actor: string;
   outcome: string;
   action: string;
+  resource: string;
 }
 
 async function newestAuditId(): Promise<number> {
