@@ -116,6 +116,7 @@ describeOnNode("SPEC.md's sidecar endpoints inside a real pod", () => {
     expect(answers["/flags/spec-rate/value"]?.contentType).toMatch(/^text\/plain/);
     expect(answers["/flags/spec-rate/value"]?.text).toBe("5");
     expect(answers["/flags/no-such-flag"]?.status).toBe(404);
+    expect(Object.keys(JSON.parse(answers["/flags/no-such-flag"]?.text ?? "") as object)).toEqual(["error"]);
 
     // A change arrives on the stream as an `update` event with the sidecar flag object.
     const changed = await streamAcross(kc, target, { name: "spec-rate", value: "7", disabled: false }, () =>
@@ -136,10 +137,12 @@ describeOnNode("SPEC.md's sidecar endpoints inside a real pod", () => {
       "type",
       "value",
     ]);
-    const after = await get("/flags/spec-rate");
+    const after = await get("/flags/spec-rate", "/flags/spec-rate/value");
     expect(JSON.parse(after["/flags/spec-rate"]?.text ?? "")).toMatchObject({
       name: "spec-rate",
       disabled: true,
     });
+    // A disabled flag has no raw value (DESIGN.md §5: raw channels behave as if it were absent).
+    expect(after["/flags/spec-rate/value"]?.status).toBe(404);
   });
 });

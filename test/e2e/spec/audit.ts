@@ -56,4 +56,6 @@ export async function walkAudit(api: SpecApi, adminToken: string): Promise<void>
   expect(localFlagEvents.every((e) => e.resource === "flag" && e.cluster === "local")).toBe(true);
   expect(localFlagEvents.map((e) => e.resourceName)).toContain("spec-audited");
   expectError(await api.call("GET", "/api/v1/audit?nonsense=1", tokens.viewer), 400, /nonsense/);
+  expectError(await api.call("GET", "/api/v1/audit?resource=bogus", tokens.viewer), 400, /resource/);
+  expectError(await api.call("GET", "/api/v1/audit?action=bogus", tokens.viewer), 400, /action/);
 }
