@@ -7,7 +7,7 @@ import { SIDECAR_CONTAINER_NAME } from "@svc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flagClient, operatorScope, startOperator } from "../../packages/operator/test/support/operator.ts";
 import type { RunningOperator } from "../../packages/operator/src/index.ts";
-import { startDev, stopDev, type RunningDev } from "./../support/dev-process.ts";
+import { startDev, stopDev, type RunningDev } from "../support/dev-process.ts";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { demoPodTemplate, describeOnNode, readyPods } from "../support/node.ts";
 import { specApi, type SpecApi } from "./spec/api.ts";
@@ -55,6 +55,10 @@ describe("SPEC.md against svc dev's processes", () => {
   it("audit: listed by every role, filtered by resource, action and cluster", () => walkAudit(api, admin));
 });
 
+// A pod needs the machine's one node, which belongs to the test run's control plane, not to svc
+// dev's: here the flags are FeatureFlag resources in this file's namespace (the sidecar reads them
+// from its own cluster, DESIGN.md §3), delivered by an operator confined to that namespace, as in
+// node-delivery.test.ts. How the test reaches the sidecar is said in spec/sidecar-pod.ts.
 const kc = testKubeConfig();
 
 describeOnNode("SPEC.md's sidecar endpoints inside a real pod", () => {
