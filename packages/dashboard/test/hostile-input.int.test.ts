@@ -232,5 +232,10 @@ describe("a body the dashboard refuses unread: its client still gets the answer"
       const statuses = await refusedBodyStatuses(dashboardPort, head);
       expect(statusCounts(statuses)).toEqual({ 413: REFUSED_BODY_REPEATS });
     }, 600_000);
+    it(`${version}: ${REFUSED_BODY_REPEATS} requests with 1 MiB and a head over 15 KiB, each answered 431`, async () => {
+      const head = `POST /api/v1/auth/login ${version}\r\nHost: 127.0.0.1\r\nX-Padding: ${"x".repeat(17 * 1024)}\r\nConnection: close`;
+      const statuses = await refusedBodyStatuses(dashboardPort, head);
+      expect(statusCounts(statuses)).toEqual({ 431: REFUSED_BODY_REPEATS });
+    }, 600_000);
   }
 });

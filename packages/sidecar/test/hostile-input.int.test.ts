@@ -409,13 +409,20 @@ describe("a body the sidecar refuses unread: its client still gets the answer", 
     ["Node", () => sidecar],
     ["Bun", () => onBun],
   ] as const;
+  // A route that does not read it, and a request its HTTP parser refuses (NUL in the path).
+  const refusals = [
+    ["GET /readyz", 404],
+    ["HEAD /flags/stream/\u0000", 400],
+  ] as const;
   for (const [runtime, target] of runtimes) {
-    for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
-      it(`on ${runtime}, ${version}: ${REFUSED_BODY_REPEATS} GETs of /readyz with 1 MiB, each answered 404`, async () => {
-        const head = `GET /readyz ${version}\r\nHost: 127.0.0.1\r\nConnection: close`;
-        const statuses = await refusedBodyStatuses(target().port, head);
-        expect(statusCounts(statuses)).toEqual({ 404: REFUSED_BODY_REPEATS });
-      }, 600_000);
+    for (const [request, status] of refusals) {
+      for (const version of ["HTTP/1.0", "HTTP/1.1"]) {
+        it(`on ${runtime}, ${version}: ${REFUSED_BODY_REPEATS} × ${JSON.stringify(request)} with 1 MiB, each answered ${status}`, async () => {
+          const head = `${request} ${version}\r\nHost: 127.0.0.1\r\nConnection: close`;
+          const statuses = await refusedBodyStatuses(target().port, head);
+          expect(statusCounts(statuses)).toEqual({ [status]: REFUSED_BODY_REPEATS });
+        }, 600_000);
+      }
     }
   }
 });
