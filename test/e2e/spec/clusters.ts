@@ -126,6 +126,9 @@ export async function walkWorkloads(api: SpecApi, adminToken: string): Promise<v
   const demo = await workloads("?namespace=demo");
   expect(keys(demo)).toEqual(["demo/DaemonSet/log-agent", "demo/Deployment/web", "demo/StatefulSet/cache"]);
   expect(keys(all)).toEqual(expect.arrayContaining(keys(demo)));
+  // The cluster's count of discovered workloads is the number it lists.
+  const local = expectJson(await api.call("GET", "/api/v1/clusters/local", viewer), 200);
+  expect((local as { discoveredWorkloads: number }).discoveredWorkloads).toBe(all.length);
   expect(keys(await workloads("?namespace=default"))).not.toContain("demo/Deployment/web");
   const web = await api.call("GET", "/api/v1/clusters/local/workloads/demo/web", viewer);
   expect((expectJson(web, 200) as { name: string }).name).toBe("web");
