@@ -7,7 +7,6 @@
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -21,6 +20,7 @@ import {
   type SupervisedProcess,
 } from "./child-process.ts";
 import { guardPort, unguardPort } from "./api-guard.ts";
+import { kubeconfigYaml, probe } from "./control-plane-access.ts";
 import { listensOn } from "./host-commands.ts";
 import { portTaken } from "./port-ownership.ts";
 import { markOwner, recordGuardedPort, reclaimStale } from "./reclaim.ts";
@@ -126,54 +126,6 @@ function startComponent(binDir: string, dir: string, name: string, args: string[
     cwd: dir,
     logPath: join(dir, `${name}.log`),
   });
-}
-
-/** GET an https URL on loopback, trusting any certificate (used only before the CA is known). */
-export function probe(url: string, token?: string): Promise<number> {
-  return new Promise((done) => {
-    const req = request(
-      url,
-      {
-        rejectUnauthorized: false,
-        timeout: 2000,
-        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        res.resume();
-        done(res.statusCode ?? 0);
-      },
-    );
-    req.on("error", () => {
-      done(0);
-    });
-    req.on("timeout", () => req.destroy());
-    req.end();
-  });
-}
-
-type Credentials = { token: string } | { certPath: string; keyPath: string };
-
-function kubeconfigYaml(server: string, caPem: string, credentials: Credentials): string {
-  const ca = Buffer.from(caPem).toString("base64");
-  const user =
-    "token" in credentials
-      ? `{token: "${credentials.token}"}`
-      : `{client-certificate: "${credentials.certPath}", client-key: "${credentials.keyPath}"}`;
-  return [
-    "apiVersion: v1",
-    "kind: Config",
-    "clusters:",
-    `- name: local`,
-    `  cluster: {server: "${server}", certificate-authority-data: "${ca}"}`,
-    "users:",
-    `- name: admin`,
-    `  user: ${user}`,
-    "contexts:",
-    `- name: local`,
-    `  context: {cluster: local, user: admin}`,
-    "current-context: local",
-    "",
-  ].join("\n");
 }
 
 /** Starts etcd, kube-apiserver and kube-controller-manager and waits until all three are ready. */

@@ -25,7 +25,8 @@ import {
   superviseProcess,
   type SupervisedProcess,
 } from "./child-process.ts";
-import { defaultBinDir, probe, type LocalControlPlane } from "./local-control-plane.ts";
+import { probe } from "./control-plane-access.ts";
+import { defaultBinDir, type LocalControlPlane } from "./local-control-plane.ts";
 import { markOwner, reclaimStale } from "./reclaim.ts";
 import {
   hostLeftovers,

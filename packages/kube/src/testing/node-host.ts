@@ -241,11 +241,14 @@ export function hostLeftovers(containerdSocket: string, dir: string): string[] {
   const veths = podLinks();
   if (veths.length > 0) left.push(`veths ${veths.join(", ")}`);
   if (quiet("ip", ["link", "show", POD_NETWORK.bridge]).ok) left.push(`the bridge ${POD_NETWORK.bridge}`);
-  const chains = quiet("iptables-save", [])
-    .out.split("\n")
+  const dump = quiet("iptables-save", []).out;
+  // The API guard's chain stays while another control plane's port still jumps to it.
+  const guardInUse = dump.includes(`-j ${API_GUARD_CHAIN}`);
+  const chains = dump
+    .split("\n")
     .filter((line) => line.startsWith(":"))
     .map((line) => line.slice(1).split(" ")[0] ?? "")
-    .filter((chain) => OUR_CHAIN.test(chain) || chain === API_GUARD_CHAIN);
+    .filter((chain) => OUR_CHAIN.test(chain) || (chain === API_GUARD_CHAIN && !guardInUse));
   if (chains.length > 0) left.push(`iptables chains ${chains.join(", ")}`);
   const netns = listNetns().filter((name) => name.startsWith("cni-"));
   if (netns.length > 0) left.push(`network namespaces ${netns.join(", ")}`);
