@@ -118,19 +118,14 @@ function underApi(path: string): boolean {
 }
 
 /**
- * An error as svc writes them: JSON, exactly `{error}`. Requests Node cannot parse (a head over
- * 16 KiB, a bad request line) are answered by Fastify's client-error handler before any route,
- * as `{error, message, statusCode}`: JSON with an error too.
+ * An error as svc writes them: JSON, exactly `{error}`, requests Node cannot parse (a head over
+ * 15 KiB, a bad request line) included (core's httpClientErrorAnswer).
  */
 const isJsonError = (answer: Answer) => {
   if (!/^application\/json/.test(answer.headers["content-type"] ?? "")) return false;
   try {
     const json = JSON.parse(answer.body) as Record<string, unknown>;
-    const keys = Object.keys(json).sort().join(",");
-    return (
-      typeof json["error"] === "string" &&
-      (keys === "error" || (keys === "error,message,statusCode" && json["statusCode"] === answer.status))
-    );
+    return typeof json["error"] === "string" && Object.keys(json).join(",") === "error";
   } catch {
     return false;
   }
