@@ -14,6 +14,7 @@ import { specApi, type SpecApi } from "./spec/api.ts";
 import { walkAudit } from "./spec/audit.ts";
 import { walkAuthRequired, walkErrorBodies, walkHealth, walkSessions, walkUsers } from "./spec/auth-users.ts";
 import { walkClusters, walkWorkloads } from "./spec/clusters.ts";
+import { walkDashboardProxy } from "./spec/dashboard-proxy.ts";
 import { walkFlagCycles, walkFlags } from "./spec/flags.ts";
 import { sidecarGets, streamAcross } from "./spec/sidecar-pod.ts";
 
@@ -42,6 +43,8 @@ describe("SPEC.md against svc dev's processes", () => {
   it("GET /healthz: 200 ok in plain text, without a token", () => walkHealth(api));
   it("every other endpoint: 401 {error} without a valid token", () => walkAuthRequired(api));
   it("every error has a JSON body {error}", () => walkErrorBodies(api, admin));
+  it("the dashboard's proxy: the API through it, 502 {error} when it cannot reach the API", () =>
+    walkDashboardProxy(dev?.field("dashboard") ?? "", admin));
   it("login, bad credentials, me, logout: the token is dead afterwards", () =>
     walkSessions(api, ADMIN_PASSWORD));
   it("users: list, create, update, delete, per role, with their errors", () => walkUsers(api, admin));
