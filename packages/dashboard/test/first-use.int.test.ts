@@ -106,7 +106,9 @@ describe("the app as served", () => {
       expect(response?.status()).toBe(200);
       expect(await response?.headerValue("content-encoding")).toMatch(/^(br|gzip)$/);
       expect(await response?.headerValue("vary")).toMatch(/accept-encoding/i);
-      expect(await response?.text()).not.toContain("jsxDEV");
+      const text = (await response?.text()) ?? "";
+      expect(text).not.toContain("jsxDEV");
+      expect(text).not.toContain("sourceMappingURL"); // no source maps published
       wireBytes += (await script.sizes()).responseBodySize;
     }
     console.log(`initial JS over the wire: ${wireBytes} bytes in ${scripts.length} files`);
