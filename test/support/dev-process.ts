@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { afterAll } from "vitest";
+import { runOnExit } from "@svc/kube/testing";
 
 const repoRoot = join(import.meta.dirname, "../..");
 const folders: string[] = [];
@@ -48,6 +49,11 @@ export async function startDev(env: Record<string, string>, devDir?: string): Pr
     detached: true,
     stdio: ["ignore", "pipe", "inherit"],
   });
+  // In a group of its own it outlives a test process ended by Ctrl-C: it gets that Ctrl-C then.
+  const forget = runOnExit(() => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid ?? 0), "SIGINT");
+  });
+  child.once("exit", forget);
   const banner: string[] = [];
   for await (const line of createInterface({ input: child.stdout })) {
     banner.push(line);
