@@ -3,7 +3,8 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
@@ -200,6 +201,27 @@ describe("svc dev on the cluster of KUBECONFIG (SVC_DEV_KUBECONFIG=true)", () =>
 });
 
 const repoRoot = join(import.meta.dirname, "../..");
+
+it("says why it cannot start, without a stack trace, exits 1 and leaves its folder empty", async () => {
+  const devDir = await mkdtemp(join(tmpdir(), "svc-dev-test-"));
+  const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {
+    env: {
+      ...process.env,
+      SVC_DEV_DIR: devDir,
+      SVC_DEV_KUBECONFIG: "true",
+      KUBECONFIG: join(devDir, "missing-kubeconfig"),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  expect(code).toBe(1);
+  expect(stderr).toMatch(/^svc dev: cannot start: .*missing-kubeconfig/);
+  expect(stderr).not.toMatch(/^\s+at /m);
+  expect(await readdir(devDir)).toEqual([]);
+  await rm(devDir, { recursive: true });
+});
 
 it("refuses a bad setting with one line naming it and exit code 2", async () => {
   const child = spawn(process.execPath, [join(repoRoot, "packages/cli/src/main.ts"), "dev"], {

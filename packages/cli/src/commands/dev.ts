@@ -72,6 +72,17 @@ export async function runDev(env: Environment = process.env): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  try {
+    await startEverything(settings, env);
+  } catch (error) {
+    // The reason, not a stack trace; exiting runs the exit hooks, which remove what was started.
+    process.stderr.write(`svc dev: cannot start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Starts the clusters, svc's processes and the demo, and prints the banner. */
+async function startEverything(settings: DevSettings, env: Environment): Promise<void> {
   await mkdir(settings.dir, { recursive: true });
   // A run killed with SIGKILL left its folder, and its components still running from it.
   const notRemoved = describeFailures(reclaimStale(settings.dir, "run-"));
