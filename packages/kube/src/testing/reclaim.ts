@@ -70,7 +70,8 @@ function reclaimFolder(dir: string): string[] {
  * returns what could not be removed (one entry each).
  */
 export function reclaimStale(parentDir: string, prefix: string): string[] {
-  if (!existsSync(parentDir)) return [];
+  // Whether an owner lives is read from /proc: elsewhere (macOS) nothing is reclaimed.
+  if (!existsSync(parentDir) || !existsSync("/proc/self/stat")) return [];
   const failures: string[] = [];
   for (const name of readdirSync(parentDir)) {
     if (!name.startsWith(prefix)) continue;
