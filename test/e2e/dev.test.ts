@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
 import { startDev, stopDev } from "../support/dev-process.ts";
 import { eventually } from "../support/kube.ts";
-import { machineState } from "../support/node-machine.ts";
+import { machineState, processesOfInGroup } from "../support/node-machine.ts";
 
 function kubeConfigAt(path: string): KubeConfig {
   const kc = new KubeConfig();
@@ -64,6 +64,9 @@ describe("svc dev on local control planes (CLUSTERS=2)", () => {
     const password = "chosen-by-env-1";
     const dev = await startDev({ SVC_DEV_CLUSTERS: "2", SVC_ADMIN_PASSWORD: password });
     try {
+      // A terminal's Ctrl-C reaches svc dev's group only: none of its components is in it.
+      expect(machineState(dev.devDir).processes).not.toEqual([]);
+      expect(processesOfInGroup(dev.devDir, dev.child.pid ?? 0)).toEqual([]);
       // The banner prints the password in force (the environment's, not the development one).
       expect(dev.banner.find((l) => l.trimStart().startsWith("dashboard"))).toContain(`password ${password}`);
       const demo = dev.section("demo data");

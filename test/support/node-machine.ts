@@ -24,6 +24,15 @@ function lines(command: string, args: string[]): string[] {
     .filter((line) => line !== "");
 }
 
+/** The processes of `dir` (working in it or naming it) in process group `pgid`. */
+export function processesOfInGroup(dir: string, pgid: number): string[] {
+  return processesOf(dir, false).filter((line) => {
+    const stat = readFileSync(`/proc/${line.split(" ")[0] ?? ""}/stat`, "utf8");
+    // Field 5 (pgrp), counted after the name, which may hold spaces.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pgid;
+  });
+}
+
 function processesOf(dir: string, inPods: boolean): string[] {
   const found: string[] = [];
   for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
