@@ -23,6 +23,7 @@ import { guardPort, unguardPort } from "./api-guard.ts";
 import { kubeconfigYaml, probe } from "./control-plane-access.ts";
 import { listensOn } from "./host-commands.ts";
 import { portTaken } from "./port-ownership.ts";
+import { describeFailures } from "./leftovers.ts";
 import { markOwner, recordGuardedPort, reclaimStale } from "./reclaim.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "./pki.ts";
 
@@ -148,8 +149,10 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
       forgetShutdownStep();
       for (const component of [...components].reverse()) await component.stop();
       unguard();
-      await rm(dir, { recursive: true, force: true });
-      keepDir();
+      // Never throws: what is left is named on one line.
+      await rm(dir, { recursive: true, force: true }).then(keepDir, (error: unknown) => {
+        process.stderr.write(`${describeFailures([(error as Error).message])}\n`);
+      });
     })());
   // On Ctrl-C, stopped in order (after a node registered later, which needs it to drain).
   const forgetShutdownStep = onShutdownSignal(stop);

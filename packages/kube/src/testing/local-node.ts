@@ -27,6 +27,7 @@ import {
 } from "./child-process.ts";
 import { probe } from "./control-plane-access.ts";
 import { defaultBinDir, type LocalControlPlane } from "./local-control-plane.ts";
+import { describeFailures } from "./leftovers.ts";
 import { markOwner, reclaimStale } from "./reclaim.ts";
 import {
   hostLeftovers,
@@ -300,7 +301,13 @@ export async function startLocalNode(
       for (const component of [...components].reverse()) await component.stop();
       cleanUpMachine();
       forgetExitCleanup();
-      await rm(dir, { recursive: true, force: true });
+      // Never throws: what is left is named on one line.
+      const left = hostLeftovers(socket, dir);
+      await rm(dir, { recursive: true, force: true }).catch((error: unknown) => {
+        left.push((error as Error).message);
+      });
+      const line = describeFailures(left);
+      if (line !== "") process.stderr.write(`${line}\n`);
     })());
   const forgetShutdownStep = onShutdownSignal(stop);
 
