@@ -27,11 +27,13 @@ export class DevApiClient {
 
   /** Creates the flag; one that exists already (an earlier run on the same cluster) is kept. */
   async createFlag(flag: FlagCreateBody): Promise<void> {
-    // A cluster just registered may not be known or synced in the API's registry yet: asked again.
+    // A cluster just registered may not be known or synced in the API's registry yet, and a
+    // kube-apiserver just started answers 429 "storage is (re)initializing" (a 502 here) until its
+    // watch cache of the new CRD is filled: seen for 30 s on a loaded machine. Asked again.
     const answer = await waitFor(
       () => send(this.url, "POST", "/api/v1/flags", this.token, flag),
       (reply) => reply.status !== 404 && reply.status !== 502 && reply.status !== 503,
-      { what: `the demo flag ${flag.name} created`, timeoutMs: 30_000, intervalMs: 250, describe },
+      { what: `the demo flag ${flag.name} created`, timeoutMs: 90_000, intervalMs: 250, describe },
     );
     if (answer.status !== 201 && answer.status !== 409)
       throw new Error(`cannot create the demo flag ${flag.name} in ${flag.clusterId}: ${describe(answer)}`);
