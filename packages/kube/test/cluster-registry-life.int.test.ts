@@ -146,7 +146,7 @@ describe("a registered cluster's life", () => {
       credentialRef: { name: "absent", key: "token" },
     });
     expect((await healthOf(await bed.connected("no-secret"), "error")).message).toMatch(
-      /Secret absent not found/,
+      /no credentials: Secret absent \(key token\) not found/,
     );
   });
 });
