@@ -111,14 +111,17 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
 
   remove(namespace: string, name: string, deleted?: T): void {
     const current = this.get(namespace, name);
-    const [older, newer] = [current?.metadata, deleted?.metadata].sort((a, b) =>
-      isOlderVersion(b?.resourceVersion, a?.resourceVersion) ? 1 : -1,
-    );
+    // The delete's answer is the newest version unless the cache somehow holds a newer one.
+    const cached = current?.metadata;
+    const answered = deleted?.metadata;
+    const newest = isOlderVersion(answered?.resourceVersion, cached?.resourceVersion)
+      ? cached
+      : (answered ?? cached);
     const key = `${namespace}/${name}`;
     this.#tombstones.delete(key);
     this.#tombstones.set(key, {
-      uid: newer?.uid ?? older?.uid,
-      resourceVersion: newer?.resourceVersion ?? older?.resourceVersion,
+      uid: answered?.uid ?? cached?.uid,
+      resourceVersion: newest?.resourceVersion,
     });
     if (this.#tombstones.size > MAX_TOMBSTONES) {
       const oldest = this.#tombstones.keys().next().value;
