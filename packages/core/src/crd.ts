@@ -67,6 +67,7 @@ const STRUCTURAL_KEYWORDS = [
   "x-kubernetes-validations",
   "x-kubernetes-list-type",
   "x-kubernetes-list-map-keys",
+  "x-kubernetes-preserve-unknown-fields",
 ];
 
 /**

@@ -30,6 +30,7 @@ import {
 import { Conditions, labelMap, type CelRule } from "./schema.ts";
 import { WORKLOAD_KINDS } from "./workload.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
+import { EVALUATORS_MAX, targetingErrors, VARIANT_NAME_MAX, VARIANTS_MAX } from "./targeting-rules.ts";
 
 export {
   DEFAULT_SIDECAR_PORT,
@@ -136,6 +137,26 @@ export const Delivery = Type.Object(
 );
 export type Delivery = Type.Static<typeof Delivery>;
 
+/** A flagd flag key: any text without control characters. */
+export const FLAG_KEY = "^[^\\x00-\\x1f\\x7f]+$";
+export const FLAG_KEY_MAX = 256;
+
+export const METADATA_MAX = 32;
+
+/** An object whose every property has the schema `values` (names are checked by the API). */
+function objectOf<T>(values: Record<string, unknown>, options: Record<string, unknown>) {
+  return Type.Unsafe<T>({ type: "object", additionalProperties: values, ...options });
+}
+
+/** Any JSON object (a JSON Logic rule): kept as written by the API server. */
+function jsonObject(description: string) {
+  return Type.Unsafe<Record<string, unknown>>({
+    type: "object",
+    description,
+    "x-kubernetes-preserve-unknown-fields": true,
+  });
+}
+
 /** The defaultValue-matches-type rules, as the CRD states them in CEL (JSON text is checked in TS only). */
 const valueRules: CelRule[] = [
   {
@@ -155,6 +176,25 @@ const valueRules: CelRule[] = [
   },
 ];
 
+/** What the CRD checks of variants itself (the rest is checked by the API, docs/targeting.md). */
+const variantRules: CelRule[] = [
+  {
+    rule: "!has(self.variants) || (has(self.defaultVariant) && self.defaultVariant in self.variants)",
+    message: "defaultVariant is required with variants and must name one of them",
+    fieldPath: ".defaultVariant",
+  },
+  {
+    rule: "!has(self.variants) || !has(self.defaultVariant) || !(self.defaultVariant in self.variants) || self.variants[self.defaultVariant] == self.defaultValue",
+    message: "defaultValue must equal the default variant's value",
+    fieldPath: ".defaultValue",
+  },
+  {
+    rule: "has(self.variants) || (!has(self.defaultVariant) && !has(self.targeting))",
+    message: "defaultVariant and targeting need variants",
+    fieldPath: ".variants",
+  },
+];
+
 export const FeatureFlagSpec = Type.Object(
   {
     type: Type.Enum([...FLAG_TYPES], { description: "Value type: boolean, integer, string or json." }),
@@ -167,8 +207,59 @@ export const FeatureFlagSpec = Type.Object(
       Type.Boolean({ default: true, description: "Disabled flags are withdrawn from raw channels." }),
     ),
     delivery: Delivery,
+    key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: FLAG_KEY_MAX,
+        pattern: FLAG_KEY,
+        errorMessage: `must be 1 to ${FLAG_KEY_MAX} characters, none of them a control character`,
+        description:
+          "The key the flag is evaluated and served under (OFREP, $flagd.flagKey), when it differs from the name: flagd keys are free strings. Default: the name.",
+      }),
+    ),
+    variants: Type.Optional(
+      objectOf<Record<string, string>>(
+        { type: "string", maxLength: FLAG_VALUE_MAX },
+        {
+          minProperties: 1,
+          maxProperties: VARIANTS_MAX,
+          description:
+            "Named values of the flag's type, each written as defaultValue is. With variants, defaultVariant names the default and defaultValue must equal its value.",
+        },
+      ),
+    ),
+    defaultVariant: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: VARIANT_NAME_MAX,
+        description: "The variant served when no rule chooses one.",
+      }),
+    ),
+    targeting: Type.Optional(
+      jsonObject(
+        "A rule in flagd's JSON Logic that names the variant for an evaluation context (docs/targeting.md).",
+      ),
+    ),
+    evaluators: Type.Optional(
+      objectOf<Record<string, Record<string, unknown>>>(
+        { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        {
+          maxProperties: EVALUATORS_MAX,
+          description: 'Rules the targeting refers to with {"$ref": name} (flagd\'s $evaluators).',
+        },
+      ),
+    ),
+    metadata: Type.Optional(
+      objectOf<Record<string, string | number | boolean>>(
+        { "x-kubernetes-preserve-unknown-fields": true },
+        {
+          maxProperties: METADATA_MAX,
+          description: "flagd's flag metadata (strings, numbers, booleans): returned with every evaluation.",
+        },
+      ),
+    ),
   },
-  { additionalProperties: false, "x-kubernetes-validations": valueRules },
+  { additionalProperties: false, "x-kubernetes-validations": [...valueRules, ...variantRules] },
 );
 export type FeatureFlagSpec = Type.Static<typeof FeatureFlagSpec>;
 
@@ -240,7 +331,8 @@ function semanticErrors(spec: FeatureFlagSpec, prefix: string): FieldError[] {
   if (key === "." || key === "..") {
     errors.push({ field: fieldPath(prefix, "delivery.configMap.key"), message: "must not be '.' or '..'" });
   }
-  return errors;
+  if (errors.length > 0) return errors;
+  return targetingErrors(spec.key ?? "flag", spec, prefix);
 }
 
 /**

@@ -5,9 +5,13 @@ import { allCrds, renderCrdYaml, toStructuralSchema, type JSONSchemaProps } from
 
 const crdDir = join(import.meta.dirname, "../../../deploy/crds");
 
-/** Every node of a structural schema states its type (Kubernetes refuses the CRD otherwise). */
+/**
+ * Every node of a structural schema states its type (Kubernetes refuses the CRD otherwise), but
+ * for one that keeps any JSON (x-kubernetes-preserve-unknown-fields: a flag's metadata values).
+ */
 function untypedNodes(schema: JSONSchemaProps, path: string): string[] {
-  const own = schema.type === undefined ? [path] : [];
+  const own =
+    schema.type === undefined && schema["x-kubernetes-preserve-unknown-fields"] !== true ? [path] : [];
   const children = [
     ...Object.entries(schema.properties ?? {}).map(([k, v]) => untypedNodes(v, `${path}.${k}`)),
     schema.items ? untypedNodes(schema.items, `${path}[]`) : [],

@@ -1,0 +1,252 @@
+/**
+ * A FeatureFlag as flagd sees it, and its evaluation by flagd's own engine
+ * (@openfeature/flagd-core): the sidecar, the operator and the API all evaluate through this
+ * module, so that svc answers what flagd answers for the same definition and context
+ * (docs/targeting.md, "Where svc differs from flagd").
+ *
+ * No TypeBox and no Node built-ins: the sidecar imports it (`@svc/core/flagd`) and stays small,
+ * and the dashboard bundles it to try a context in the browser.
+ */
+import { FeatureFlag, MemoryStorage, type Flag } from "@openfeature/flagd-core";
+import type { EvaluationContext, FlagMetadata, JsonValue, Logger } from "@openfeature/core";
+import { defaultValueProblem, isEnabled, type FlagType } from "./basics.ts";
+
+/** The fields of a FeatureFlag spec that decide its evaluation. */
+export interface EvaluatedSpec {
+  type: FlagType;
+  defaultValue: string;
+  enabled?: boolean | undefined;
+  variants?: Record<string, string> | undefined;
+  defaultVariant?: string | undefined;
+  targeting?: Record<string, unknown> | undefined;
+  evaluators?: Record<string, unknown> | undefined;
+  metadata?: Record<string, string | number | boolean> | undefined;
+}
+
+/** The variant a flag without `variants` evaluates to: its defaultValue under this name. */
+export const STATIC_VARIANT = "default";
+
+/** flagd's reasons (OpenFeature's standard ones) and OFREP's error codes. */
+export const EVALUATION_REASONS = [
+  "STATIC",
+  "DEFAULT",
+  "TARGETING_MATCH",
+  "SPLIT",
+  "DISABLED",
+  "ERROR",
+] as const;
+export type EvaluationReason = (typeof EVALUATION_REASONS)[number];
+export const EVALUATION_ERROR_CODES = [
+  "FLAG_NOT_FOUND",
+  "PARSE_ERROR",
+  "TARGETING_KEY_MISSING",
+  "INVALID_CONTEXT",
+  "TYPE_MISMATCH",
+  "GENERAL",
+] as const;
+export type EvaluationErrorCode = (typeof EVALUATION_ERROR_CODES)[number];
+
+/**
+ * One flag's evaluation, in OFREP's terms: a success carries value, variant and reason; a
+ * failure carries errorCode and errorDetails and no value (the caller's code default applies);
+ * a disabled flag carries reason DISABLED and no value.
+ */
+export interface Evaluation {
+  key: string;
+  value?: JsonValue;
+  variant?: string;
+  reason: EvaluationReason;
+  errorCode?: EvaluationErrorCode;
+  errorDetails?: string;
+  metadata: FlagMetadata;
+}
+
+/** The typed value of a value's text (`defaultValue` and `variants` hold text, as SPEC.md's flag does). */
+export function typedValue(type: FlagType, text: string): JsonValue {
+  switch (type) {
+    case "boolean":
+      return text === "true";
+    case "integer":
+      return Number(text);
+    case "json":
+      return JSON.parse(text) as JsonValue;
+    case "string":
+      return text;
+  }
+}
+
+/** The text of a typed value of `type`, or undefined when the value is not of that type. */
+export function valueText(type: FlagType, value: unknown): string | undefined {
+  switch (type) {
+    case "boolean":
+      return typeof value === "boolean" ? String(value) : undefined;
+    case "integer":
+      return Number.isSafeInteger(value) ? String(value) : undefined;
+    case "string":
+      return typeof value === "string" ? value : undefined;
+    case "json":
+      return value !== undefined ? JSON.stringify(value) : undefined;
+  }
+}
+
+/**
+ * The flag in flagd's definition format. A flag without variants is one variant, STATIC_VARIANT,
+ * holding its defaultValue: flagd then answers it with reason STATIC, as svc always has.
+ */
+export function flagdFlagOf(spec: EvaluatedSpec): Flag {
+  const variants = spec.variants ?? { [STATIC_VARIANT]: spec.defaultValue };
+  const flag: Flag = {
+    state: isEnabled(spec) ? "ENABLED" : "DISABLED",
+    defaultVariant: spec.variants === undefined ? STATIC_VARIANT : (spec.defaultVariant ?? STATIC_VARIANT),
+    variants: Object.fromEntries(
+      Object.entries(variants).map(([name, text]) => [name, typedValueOrText(spec.type, text)]),
+    ),
+  };
+  if (spec.targeting !== undefined) (flag as { targeting?: unknown }).targeting = spec.targeting;
+  if (spec.metadata !== undefined) flag.metadata = spec.metadata;
+  return flag;
+}
+
+/** A value that does not parse as its type stays text; flagd-core then reports it as flagd would. */
+function typedValueOrText(type: FlagType, text: string): JsonValue {
+  return defaultValueProblem(type, text) === undefined ? typedValue(type, text) : text;
+}
+
+/** flagd-core logs targeting problems at debug level; evaluation reports them in its answer. */
+const SILENT: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
+
+/** A flag ready to evaluate, or the reason flagd-core refused its definition. */
+export type CompiledFlag = { ok: true; flag: FeatureFlag } | { ok: false; error: string };
+
+/**
+ * Parses one flag through flagd-core's own parser: `$ref`s are replaced by the flag's
+ * evaluators, and with `strict` the definition is checked against flagd's published schemas
+ * (flag and targeting), as flagd does at load time.
+ */
+export function compileFlag(key: string, spec: EvaluatedSpec, strict: boolean): CompiledFlag {
+  const document: Record<string, unknown> = { flags: { [key]: flagdFlagOf(spec) } };
+  if (spec.evaluators !== undefined) document["$evaluators"] = spec.evaluators;
+  try {
+    const storage = new MemoryStorage(SILENT);
+    storage.setConfigurations(JSON.stringify(document), strict);
+    const flag = storage.getFlag(key);
+    return flag ? { ok: true, flag } : { ok: false, error: "flagd-core kept no flag" };
+  } catch (error) {
+    return { ok: false, error: parseErrorText(error) };
+  }
+}
+
+/**
+ * flagd-core's ParseError in a line: its cause (a JSON Logic error), or the first few of the
+ * schema violations it lists as JSON (an unknown operator fails every branch of the schema, so
+ * the same violation repeats; the branch-level "anyOf" ones say nothing more).
+ */
+function parseErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.cause instanceof Error) return error.cause.message;
+  const listed = error.message.indexOf(": [");
+  if (listed === -1) return error.message;
+  let violations: {
+    instancePath?: string;
+    keyword?: string;
+    message?: string;
+    params?: Record<string, unknown>;
+  }[];
+  try {
+    violations = JSON.parse(error.message.slice(listed + 2)) as typeof violations;
+  } catch {
+    return error.message;
+  }
+  const lines = new Set<string>();
+  for (const v of violations) {
+    if (v.keyword === "anyOf" || v.keyword === "oneOf" || v.keyword === "if") continue;
+    const at = (v.instancePath ?? "").replace(/^\/flags\/[^/]*/, "") || "/";
+    const detail = v.params?.["additionalProperty"] ?? v.params?.["allowedValues"];
+    lines.add(
+      `${at}: ${v.message ?? "invalid"}${detail === undefined ? "" : ` (${JSON.stringify(detail)})`}`,
+    );
+  }
+  return [...lines].slice(0, 3).join("; ") || error.message.slice(0, listed);
+}
+
+/**
+ * Evaluates a compiled flag for a context, as flagd's OFREP evaluation does: DISABLED for a
+ * disabled flag, PARSE_ERROR for a targeting rule flagd-core could not build, GENERAL for a rule
+ * that failed or named no variant, else the variant's value and flagd's reason.
+ */
+export function evaluateFlag(key: string, compiled: CompiledFlag, context: EvaluationContext): Evaluation {
+  if (!compiled.ok)
+    return { key, reason: "ERROR", errorCode: "PARSE_ERROR", errorDetails: compiled.error, metadata: {} };
+  const flag = compiled.flag;
+  if (flag.state === "DISABLED") return { key, reason: "DISABLED", metadata: flag.metadata };
+  const result = flag.evaluate(context, SILENT);
+  if (result.reason === "ERROR") {
+    return {
+      key,
+      reason: "ERROR",
+      errorCode: knownErrorCode(result.errorCode),
+      errorDetails: result.errorMessage,
+      metadata: flag.metadata,
+    };
+  }
+  const evaluation: Evaluation = { key, reason: knownReason(result.reason), metadata: flag.metadata };
+  if (result.value !== undefined) evaluation.value = result.value;
+  if (result.variant !== undefined) evaluation.variant = result.variant;
+  return evaluation;
+}
+
+function knownErrorCode(code: string | undefined): EvaluationErrorCode {
+  return code !== undefined && (EVALUATION_ERROR_CODES as readonly string[]).includes(code)
+    ? (code as EvaluationErrorCode)
+    : "GENERAL";
+}
+
+function knownReason(reason: string): EvaluationReason {
+  return (EVALUATION_REASONS as readonly string[]).includes(reason)
+    ? (reason as EvaluationReason)
+    : "DEFAULT";
+}
+
+/** Whether a flag's value can differ by context (it has a targeting rule). */
+export function isTargeted(spec: Pick<EvaluatedSpec, "targeting">): boolean {
+  return spec.targeting !== undefined && Object.keys(spec.targeting).length > 0;
+}
+
+/** What the operator knows of a workload when it evaluates a flag for it (no request context). */
+export interface WorkloadIdentity {
+  cluster: string;
+  clusterLabels: Readonly<Record<string, string>>;
+  namespace: string;
+  kind: string;
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+/**
+ * The evaluation context of a workload (docs/targeting.md, "Per-workload targeting"): its
+ * targetingKey is `<cluster>/<namespace>/<kind>/<name>`, so a `fractional` rule buckets
+ * workloads the same way on every evaluation and every replica.
+ */
+export function workloadContext(workload: WorkloadIdentity): EvaluationContext {
+  return {
+    targetingKey: `${workload.cluster}/${workload.namespace}/${workload.kind}/${workload.name}`,
+    cluster: workload.cluster,
+    clusterLabels: { ...workload.clusterLabels },
+    namespace: workload.namespace,
+    kind: workload.kind,
+    name: workload.name,
+    labels: { ...workload.labels },
+  };
+}
+
+/**
+ * The value text a workload gets: the evaluated variant's value for an enabled flag whose
+ * evaluation succeeded, else the defaultValue (a failed evaluation falls back to the default,
+ * as OpenFeature's providers do; the flag's status names the failure).
+ */
+export function deliveredValueText(spec: EvaluatedSpec, evaluation: Evaluation): string {
+  if (evaluation.value === undefined) return spec.defaultValue;
+  return (
+    (evaluation.variant !== undefined ? spec.variants?.[evaluation.variant] : undefined) ?? spec.defaultValue
+  );
+}
