@@ -26,7 +26,7 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
     if (depth > limit) return true;
     const next: unknown[] = [];
     for (const node of level) {
-      if (typeof node === "object" && node !== null) next.push(...Object.values(node as object));
+      if (typeof node === "object" && node !== null) next.push(...(Object.values(node) as unknown[]));
     }
     level = next;
   }
