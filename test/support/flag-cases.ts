@@ -25,6 +25,37 @@ export const validFlagSpecs: Record<string, unknown>[] = [
       envVar: { name: "CHECKOUT", selector: { matchLabels: { "example.com/app": "web", tier: "" } } },
     },
   },
+  {
+    type: "boolean",
+    defaultValue: "false",
+    key: "New.Checkout_Flag",
+    variants: { on: "true", off: "false" },
+    defaultVariant: "off",
+    targeting: {
+      if: [
+        { in: [{ var: "tenant" }, ["acme", "globex"]] },
+        "on",
+        {
+          fractional: [
+            { cat: [{ var: "$flagd.flagKey" }, { var: "targetingKey" }] },
+            ["on", 25],
+            ["off", 75],
+          ],
+        },
+      ],
+    },
+    metadata: { team: "shop", tier: 1, beta: true },
+    delivery: { sidecar: { selector } },
+  },
+  {
+    type: "string",
+    defaultValue: "blue",
+    variants: { blue: "blue", green: "green" },
+    defaultVariant: "blue",
+    targeting: { if: [{ $ref: "isStaff" }, "green", null] },
+    evaluators: { isStaff: { ends_with: [{ var: "email" }, "@example.com"] } },
+    delivery: { envVar: { selector } },
+  },
 ];
 
 export interface InvalidFlagCase {
@@ -32,7 +63,28 @@ export interface InvalidFlagCase {
   spec: Record<string, unknown>;
   /** The field the TypeScript validator names. */
   field: string;
+  /** The CRD cannot check it (JSON Logic contents, variant values): only the API refuses it. */
+  apiOnly?: true;
 }
+
+/** A boolean flag with variants, to build the targeting cases from. */
+const withVariants = {
+  ...validFlagSpec,
+  defaultValue: "false",
+  variants: { on: "true", off: "false" },
+  defaultVariant: "off",
+};
+
+/** `{"!": {"!": … true}}`, `depth` levels deep. */
+function nestedRule(depth: number): Record<string, unknown> {
+  let rule: unknown = true;
+  for (let i = 0; i < depth; i++) rule = { "!": [rule] };
+  return rule as Record<string, unknown>;
+}
+
+/** The API's request body limit (DESIGN.md §4): a rule just under it must be a 400, not a 413. */
+const BODY_LIMIT = 1024 * 1024;
+const hugeRule = { in: [{ var: "tenant" }, ["x".repeat(BODY_LIMIT - 4096)]] };
 
 const withDelivery = (delivery: unknown) => ({ ...validFlagSpec, delivery });
 
@@ -113,6 +165,63 @@ export const invalidFlagCases: InvalidFlagCase[] = [
     why: "missing defaultValue",
     spec: { type: "string", delivery: { sidecar: { selector } } },
     field: "defaultValue",
+  },
+  {
+    why: "a defaultVariant that names no variant",
+    spec: { ...withVariants, defaultVariant: "maybe" },
+    field: "defaultVariant",
+  },
+  {
+    why: "a defaultValue other than the default variant's",
+    spec: { ...withVariants, defaultValue: "true" },
+    field: "defaultValue",
+  },
+  { why: "a key with a control character", spec: { ...validFlagSpec, key: "a\nb" }, field: "key" },
+  {
+    why: "invalid JSON Logic",
+    spec: { ...withVariants, targeting: { no_such_operator: [1, 2] } },
+    field: "targeting",
+    apiOnly: true,
+  },
+  {
+    why: "a rule returning an unknown variant",
+    spec: { ...withVariants, targeting: { if: [{ "==": [{ var: "tier" }, "gold"] }, "gold", "off"] } },
+    field: "targeting",
+    apiOnly: true,
+  },
+  {
+    why: "a variant of the wrong type",
+    spec: { ...withVariants, variants: { on: "yes", off: "false" } },
+    field: "variants.on",
+    apiOnly: true,
+  },
+  {
+    why: "a rule nested 1,000 deep",
+    spec: { ...withVariants, targeting: nestedRule(1000) },
+    field: "targeting",
+    apiOnly: true,
+  },
+  {
+    why: "a rule of almost 1 MiB",
+    spec: { ...withVariants, targeting: hugeRule },
+    field: "targeting",
+    apiOnly: true,
+  },
+  {
+    why: "a $ref cycle",
+    spec: {
+      ...withVariants,
+      targeting: { if: [{ $ref: "a" }, "on", "off"] },
+      evaluators: { a: { $ref: "b" }, b: { and: [{ $ref: "a" }, true] } },
+    },
+    field: "evaluators.a",
+    apiOnly: true,
+  },
+  {
+    why: "metadata that is not a scalar",
+    spec: { ...validFlagSpec, metadata: { owner: { team: "shop" } } },
+    field: "metadata.owner",
+    apiOnly: true,
   },
 ];
 

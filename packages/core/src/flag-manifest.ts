@@ -5,22 +5,46 @@
 import { API_GROUP_VERSION, FEATURE_FLAG } from "./basics.ts";
 import type { FeatureFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
-import type { FlagCreateBody } from "./flag-view.ts";
+import type { FlagCreate } from "./flag-view.ts";
 
 export type SpecFields = Pick<
   FeatureFlagSpec,
-  "type" | "defaultValue" | "description" | "enabled" | "delivery"
+  | "type"
+  | "defaultValue"
+  | "description"
+  | "enabled"
+  | "delivery"
+  | "key"
+  | "variants"
+  | "defaultVariant"
+  | "targeting"
+  | "evaluators"
+  | "metadata"
 >;
+
+/** The targeting fields, in the order a stored spec lists them; absent ones stay absent. */
+const TARGETING_FIELDS = [
+  "key",
+  "variants",
+  "defaultVariant",
+  "targeting",
+  "evaluators",
+  "metadata",
+] as const;
 
 export function specPart(body: SpecFields): SpecFields {
   const { type, defaultValue, description, enabled, delivery } = body;
-  return {
+  const part: SpecFields = {
     type,
     defaultValue,
     ...(description === undefined ? {} : { description }),
     ...(enabled === undefined ? {} : { enabled }),
     delivery,
   };
+  for (const field of TARGETING_FIELDS) {
+    if (body[field] !== undefined) Object.assign(part, { [field]: body[field] });
+  }
+  return part;
 }
 
 /** An empty description is stored as none, so GET → PUT never rewrites an unchanged flag. */
@@ -30,7 +54,7 @@ export function storedSpec(body: SpecFields, enabled: boolean): FeatureFlagSpec 
 }
 
 /** The FeatureFlag object that POST creates in the target cluster. */
-export function flagResource(body: FlagCreateBody): FeatureFlagResource {
+export function flagResource(body: FlagCreate): FeatureFlagResource {
   return {
     apiVersion: API_GROUP_VERSION,
     kind: FEATURE_FLAG.kind,

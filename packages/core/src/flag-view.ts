@@ -8,6 +8,7 @@ import { isEnabled } from "./basics.ts";
 import { Delivery, FeatureFlagSpec, FLAG_PHASES, FLAG_TYPES, FlagTarget, validateFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
 import { specPart, storedSpec, type SpecFields } from "./flag-manifest.ts";
+import { withDefaultValue } from "./flag-defaults.ts";
 import type { ManagedFieldsEntry } from "./object-meta.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
@@ -24,6 +25,19 @@ export const FlagStatusView = Type.Object({
   message: Type.String(),
 });
 
+const { key, variants, defaultVariant, targeting, evaluators, metadata } = FeatureFlagSpec.properties;
+/** The targeting fields: in a representation only when the flag has them (SPEC.md's shape otherwise). */
+const targetingFields = { key, variants, defaultVariant, targeting, evaluators, metadata };
+
+/**
+ * A flag definition's fields in a request body: with variants, defaultValue may be left out
+ * (it is then the default variant's value, withDefaultValue).
+ */
+export const definitionFields = {
+  ...FeatureFlagSpec.properties,
+  defaultValue: Type.Optional(FeatureFlagSpec.properties.defaultValue),
+};
+
 export const FlagView = Type.Object(
   {
     name: Type.String(),
@@ -33,6 +47,7 @@ export const FlagView = Type.Object(
     defaultValue: Type.String(),
     description: Type.String(),
     delivery: Delivery,
+    ...targetingFields,
     enabled: Type.Boolean(),
     resourceVersion: Type.String({ description: "Send it back on PUT: a stale one is refused with 409." }),
     createdAt: Type.String({ format: "date-time" }),
@@ -45,10 +60,12 @@ export type FlagView = Type.Static<typeof FlagView>;
 
 /** POST /api/v1/flags. New flags are enabled unless `enabled: false` is sent. */
 export const FlagCreateBody = Type.Object(
-  { ...identity, ...FeatureFlagSpec.properties },
+  { ...identity, ...definitionFields },
   { additionalProperties: false },
 );
 export type FlagCreateBody = Type.Static<typeof FlagCreateBody>;
+/** A create body with its defaultValue settled (given, or the default variant's). */
+export type FlagCreate = FlagCreateBody & { defaultValue: string };
 
 const ignored = (what: string) => Type.Optional(Type.Unknown({ description: `${what} Read-only: ignored.` }));
 
@@ -63,7 +80,7 @@ export const FlagUpdateBody = Type.Object(
     name: Type.Optional(identity.name),
     namespace: Type.Optional(identity.namespace),
     clusterId: Type.Optional(identity.clusterId),
-    ...FeatureFlagSpec.properties,
+    ...definitionFields,
     resourceVersion: Type.Optional(
       Type.String({ maxLength: 128, description: "The version edited; a stale one is refused with 409." }),
     ),
@@ -74,6 +91,8 @@ export const FlagUpdateBody = Type.Object(
   { additionalProperties: false },
 );
 export type FlagUpdateBody = Type.Static<typeof FlagUpdateBody>;
+/** An update body with its defaultValue settled (given, or the default variant's). */
+export type FlagUpdate = FlagUpdateBody & { defaultValue: string };
 
 /** The optional body of POST .../toggle: sets the state (idempotent) instead of flipping it. */
 export const FlagToggleBody = Type.Object(
@@ -82,13 +101,21 @@ export const FlagToggleBody = Type.Object(
 );
 export type FlagToggleBody = Type.Static<typeof FlagToggleBody>;
 
-/** The spec's own rules (value parses as its type, label keys) on a body of the right shape. */
-function withSpecRules<T extends SpecFields>(body: T): Validated<T> {
-  const spec = validateFlagSpec(specPart(body));
-  return spec.ok ? { ok: true, value: body } : spec;
+/**
+ * The spec's own rules (value parses as its type, label keys, variants and targeting) on a body
+ * of the right shape, after its defaultValue is settled. `prefix` names where the definition sits.
+ */
+export function withSpecRules<T extends Omit<SpecFields, "defaultValue"> & { defaultValue?: string }>(
+  body: T,
+  prefix = "",
+): Validated<T & { defaultValue: string }> {
+  const settled = withDefaultValue(body, prefix);
+  if (!settled.ok) return settled;
+  const spec = validateFlagSpec(specPart(settled.value), prefix);
+  return spec.ok ? settled : spec;
 }
 
-export function validateFlagCreate(input: unknown): Validated<FlagCreateBody> {
+export function validateFlagCreate(input: unknown): Validated<FlagCreate> {
   const shape = schemaErrors(FlagCreateBody, input);
   return shape.length > 0 ? { ok: false, errors: shape } : withSpecRules(input as FlagCreateBody);
 }
@@ -100,7 +127,7 @@ export interface FlagAddress {
   name: string;
 }
 
-export function validateFlagUpdate(input: unknown, address: FlagAddress): Validated<FlagUpdateBody> {
+export function validateFlagUpdate(input: unknown, address: FlagAddress): Validated<FlagUpdate> {
   const shape = schemaErrors(FlagUpdateBody, input);
   if (shape.length > 0) return { ok: false, errors: shape };
   const body = input as FlagUpdateBody;
@@ -116,10 +143,7 @@ export function validateFlagUpdate(input: unknown, address: FlagAddress): Valida
 }
 
 /** The spec a PUT stores: the body's definition; `enabled` kept when the body omits it. */
-export function flagUpdate(
-  existing: Pick<FeatureFlagResource, "spec">,
-  body: FlagUpdateBody,
-): FeatureFlagSpec {
+export function flagUpdate(existing: Pick<FeatureFlagResource, "spec">, body: FlagUpdate): FeatureFlagSpec {
   return storedSpec(body, body.enabled ?? isEnabled(existing.spec));
 }
 
@@ -165,6 +189,15 @@ function statusView(resource: FeatureFlagResource): FlagView["status"] {
   return { phase: status.phase, targets, message: status.message ?? "" };
 }
 
+/** The targeting fields the flag has (none for a flag with only a defaultValue). */
+function targetingPart(spec: FeatureFlagResource["spec"]): Partial<FlagView> {
+  const part: Partial<FlagView> = {};
+  for (const field of Object.keys(targetingFields) as (keyof typeof targetingFields)[]) {
+    if (spec[field] !== undefined) Object.assign(part, { [field]: spec[field] });
+  }
+  return part;
+}
+
 export function flagView(resource: FeatureFlagResource, clusterId: string): FlagView {
   const { metadata, spec } = resource;
   return {
@@ -175,6 +208,7 @@ export function flagView(resource: FeatureFlagResource, clusterId: string): Flag
     defaultValue: spec.defaultValue,
     description: spec.description ?? "",
     delivery: spec.delivery,
+    ...targetingPart(spec),
     enabled: isEnabled(spec),
     resourceVersion: metadata.resourceVersion ?? "",
     createdAt: isoTimestamp(metadata.creationTimestamp) ?? "",

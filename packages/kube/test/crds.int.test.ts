@@ -75,7 +75,9 @@ describe("FeatureFlag CRD in the real API server", () => {
     }
   });
 
-  it.each(invalidFlagCases.map((c) => [c.why, c] as const))("rejects a flag with %s", async (_why, c) => {
+  // The cases the CRD cannot check (JSON Logic contents, variant values) are refused by the API only.
+  const crdCases = invalidFlagCases.filter((c) => c.apiOnly !== true);
+  it.each(crdCases.map((c) => [c.why, c] as const))("rejects a flag with %s", async (_why, c) => {
     const { code, message } = await rejection(createFlag("invalid", c.spec));
     expect(code).toBe(422);
     // The API server names the field the same way our validator does (spec.<field>).

@@ -1,11 +1,13 @@
 import {
   configMapConflict,
   describeErrors,
+  evaluationKeyConflict,
   FlagCreateBody,
   flagResource,
   FlagToggleBody,
   flagToggle,
   FlagUpdateBody,
+  deliveryCluster,
   flagUpdate,
   FlagView,
   flagView,
@@ -73,8 +75,17 @@ function valid<T>(result: Validated<T>): T {
 
 /** The audited fields of a flag: what a reader of the log wants to see change. */
 function auditFields(resource: FeatureFlagResource): Record<string, unknown> {
-  const { type, defaultValue, description, delivery } = resource.spec;
-  return { type, defaultValue, description, enabled: isEnabled(resource.spec), delivery };
+  const { type, defaultValue, description, delivery, key, variants, defaultVariant, targeting, evaluators } =
+    resource.spec;
+  const targetingFields = { key, variants, defaultVariant, targeting, evaluators };
+  return {
+    type,
+    defaultValue,
+    description,
+    enabled: isEnabled(resource.spec),
+    delivery,
+    ...Object.fromEntries(Object.entries(targetingFields).filter(([, value]) => value !== undefined)),
+  };
 }
 
 function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): FeatureFlagResource {
@@ -84,8 +95,11 @@ function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): F
   return flag;
 }
 
-function refuseConfigMapConflict(cluster: ConnectedCluster, candidate: FeatureFlagResource): void {
-  const conflict = configMapConflict(candidate, cluster.flags.list(candidate.metadata.namespace));
+/** Two flags writing one ConfigMap key, or evaluated under one key, are refused (409). */
+export function refuseConflicts(cluster: ConnectedCluster, candidate: FeatureFlagResource): void {
+  const namespaceFlags = cluster.flags.list(candidate.metadata.namespace);
+  const conflict =
+    configMapConflict(candidate, namespaceFlags) ?? evaluationKeyConflict(candidate, namespaceFlags);
   if (conflict !== undefined) throw new HttpError(409, conflict);
 }
 
@@ -96,6 +110,7 @@ function preview(cluster: ConnectedCluster, candidate: FeatureFlagResource, prev
     ...(previous === undefined ? {} : { previous }),
     workloads: workloadsOf(cluster, namespace),
     namespaceFlags: cluster.flags.list(namespace),
+    cluster: deliveryCluster(cluster),
   });
 }
 
@@ -147,7 +162,7 @@ export function flagRoutes(ctx: ApiContext) {
         if (cluster.namespaces.get("", body.namespace) === undefined) {
           throw new HttpError(400, `namespace: ${body.namespace} does not exist in cluster ${cluster.id}`);
         }
-        refuseConfigMapConflict(cluster, candidate);
+        refuseConflicts(cluster, candidate);
         if (request.query.dryRun === "true") {
           request.auditNote.skip = true;
           return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
@@ -191,7 +206,7 @@ export function flagRoutes(ctx: ApiContext) {
         const cluster = await readyCluster(ctx, clusterId);
         const current = existingFlag(cluster, request.params);
         const wanted: FeatureFlagResource = { ...current, spec: flagUpdate(current, body) };
-        refuseConfigMapConflict(cluster, wanted);
+        refuseConflicts(cluster, wanted);
         if (dryRun === "true") {
           request.auditNote = { skip: true };
           return { flag: flagView(wanted, cluster.id), preview: preview(cluster, wanted, current) };
