@@ -59,6 +59,9 @@ const workloads: Workload[] = Array.from({ length: workloadCount }, (_, i) => ({
   },
 }));
 
+/** The local cluster, without labels: none of these flags is targeted. */
+const CLUSTER = { id: "local", labels: {} };
+
 /** CPU milliseconds (user) that `run` takes. */
 function cpuMs(run: () => void): number {
   const start = process.cpuUsage();
@@ -74,11 +77,11 @@ const measures = {
     if (same !== workloadCount * flagCount) throw new Error("floor miscounted");
   },
   list: () => {
-    for (const w of workloads) planWorkload(w, flags);
+    for (const w of workloads) planWorkload(w, flags, CLUSTER);
   },
   index: () => {
     const index = indexFlags(flags);
-    for (const w of workloads) planWorkload(w, index);
+    for (const w of workloads) planWorkload(w, index, CLUSTER);
   },
   preview: () => {
     const candidate = flags[0];
@@ -87,6 +90,7 @@ const measures = {
       candidate: { ...candidate, spec: { ...candidate.spec, defaultValue: "new" } },
       workloads,
       namespaceFlags: flags,
+      cluster: CLUSTER,
     });
   },
 };

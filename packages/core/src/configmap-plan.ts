@@ -2,9 +2,19 @@
  * The ConfigMaps that configMap flags write: per ConfigMap, the keys and values, and the flags
  * that own it. One key has one writer: the first enabled flag by name (the REST API refuses a
  * second writer with configMapConflict; kubectl can still create one, which then reports a
- * conflict instead of fighting over the value).
+ * conflict instead of fighting over the value). A targeted flag's value is evaluated for the
+ * ConfigMap, not per workload: every workload that mounts it reads the same file
+ * (docs/delivery.md, "Targeted values").
  */
 import { isEnabled } from "./basics.ts";
+import {
+  configMapIdentity,
+  deliveredValue,
+  flagCompiler,
+  type DeliveredValue,
+  type DeliveryCluster,
+  type FlagCompiler,
+} from "./delivered-value.ts";
 import { isBeingDeleted, undeliverableReason, type FeatureFlagResource } from "./flag-resource.ts";
 import { compareStrings } from "./workload.ts";
 
@@ -59,9 +69,27 @@ export function configMapKeyTaken(
   return `flag ${writer.metadata.name} already writes key ${target.key} of ConfigMap ${target.configMapName}`;
 }
 
-/** Every ConfigMap the flags write, by namespace and name. A ConfigMap no flag writes has no plan. */
-export function planConfigMaps(flags: readonly FeatureFlagResource[]): ConfigMapPlan[] {
+/** The value a configMap flag writes into its key in `cluster`. */
+export function configMapValue(
+  flag: FeatureFlagResource,
+  compile: FlagCompiler,
+  cluster: DeliveryCluster,
+): DeliveredValue {
+  const target = flag.spec.delivery.configMap;
+  return deliveredValue(
+    flag,
+    compile,
+    configMapIdentity(cluster, flag.metadata.namespace, target?.configMapName ?? ""),
+  );
+}
+
+/** Every ConfigMap the flags write in `cluster`, by namespace and name. A ConfigMap no flag writes has no plan. */
+export function planConfigMaps(
+  flags: readonly FeatureFlagResource[],
+  cluster: DeliveryCluster,
+): ConfigMapPlan[] {
   const writers = configMapKeyWriters(flags);
+  const compile = flagCompiler();
   // A Map, not an object, collects the data: "__proto__" is a valid ConfigMap key.
   type Collecting = Omit<ConfigMapPlan, "data"> & { data: Map<string, string> };
   const plans = new Map<string, Collecting>();
@@ -80,7 +108,7 @@ export function planConfigMaps(flags: readonly FeatureFlagResource[]): ConfigMap
     }
     plan.owners.push({ name: flag.metadata.name, uid: flag.metadata.uid });
     if (writers.get(slot(namespace, target.configMapName, target.key)) === flag) {
-      plan.data.set(target.key, flag.spec.defaultValue);
+      plan.data.set(target.key, configMapValue(flag, compile, cluster).value);
     }
   }
   return [...plans.values()]

@@ -2,10 +2,17 @@
  * planWorkload: the desired svc-owned state of one workload given every FeatureFlag of its
  * namespace, what became of each matching flag there, and whether getting there restarts the
  * pods. The operator applies the plan; the API's preview compares two plans; neither decides
- * anything itself.
+ * anything itself. Targeted flags are evaluated here, for this workload in this cluster: the
+ * plan holds values, so a rule change that changes no value changes nothing.
  */
 import { DEFAULT_SIDECAR_PORT, isEnabled } from "./basics.ts";
-import { configMapKeyTaken } from "./configmap-plan.ts";
+import { configMapKeyTaken, configMapValue } from "./configmap-plan.ts";
+import {
+  deliveredValue,
+  workloadIdentity,
+  type DeliveredValue,
+  type DeliveryCluster,
+} from "./delivered-value.ts";
 import { indexFlags, matchingFlags, type NamespaceFlags } from "./flag-index.ts";
 import {
   configMapMountPath,
@@ -41,6 +48,8 @@ export interface FlagOutcome {
   message: string;
   /** The variable of an envVar flag. */
   envVar?: string;
+  /** The value an enabled envVar or configMap flag delivers here (its targeting evaluated). */
+  value?: string;
 }
 
 export interface WorkloadPlan {
@@ -76,15 +85,28 @@ function sidecarPort(asked: number[], current: number | undefined): number | und
 
 /**
  * `flags` are every FeatureFlag of the workload's namespace; index them once with indexFlags
- * when planning many workloads against the same flags.
+ * when planning many workloads against the same flags (each rule is then compiled once).
  */
-export function planWorkload(workload: Workload, flags: NamespaceFlags): WorkloadPlan {
+export function planWorkload(
+  workload: Workload,
+  flags: NamespaceFlags,
+  cluster: DeliveryCluster,
+): WorkloadPlan {
   const index = indexFlags(flags);
   const observed = observeDelivery(workload);
   const containers = flagContainers(workload);
   const managed = new Set(observed.managedEnv);
   const matches = matchingFlags(index, workload);
   const valid = matches.filter((m) => undeliverableReason(m.flag.spec) === undefined);
+  const here = workloadIdentity(cluster, workload);
+  // What each enabled envVar or configMap flag delivers to this workload.
+  const values = new Map<string, DeliveredValue>();
+  for (const { flag } of valid.filter((m) => isEnabled(m.flag.spec))) {
+    const { envVar, configMap } = flag.spec.delivery;
+    if (envVar !== undefined) values.set(flag.metadata.name, deliveredValue(flag, index.compile, here));
+    else if (configMap !== undefined)
+      values.set(flag.metadata.name, configMapValue(flag, index.compile, cluster));
+  }
 
   // envVar: enabled flags claim their variable in name order; a variable the workload defines
   // itself (not listed as ours) is never overwritten.
@@ -101,7 +123,7 @@ export function planWorkload(workload: Workload, flags: NamespaceFlags): Workloa
         flag.metadata.name,
         `container ${definedBy.name} defines ${name} itself; svc does not overwrite it`,
       );
-    } else env.push({ name, value: flag.spec.defaultValue, flag: flag.metadata.name });
+    } else env.push({ name, value: values.get(flag.metadata.name)?.value ?? "", flag: flag.metadata.name });
   }
   env.sort((a, b) => compareStrings(a.name, b.name));
 
@@ -134,14 +156,15 @@ export function planWorkload(workload: Workload, flags: NamespaceFlags): Workloa
     if (problem !== undefined) return { outcome: "conflict", message: problem };
     const { envVar, configMap, sidecar } = flag.spec.delivery;
     const enabled = isEnabled(flag.spec);
+    const value = values.get(flag.metadata.name);
     if (envVar !== undefined) {
       const name = flagEnvVarName(flag) ?? "";
-      const values = [...observed.env.values()].map((vars) => vars.get(name));
+      const observedValues = [...observed.env.values()].map((vars) => vars.get(name));
       if (enabled) {
-        const there = values.every((v) => v === flag.spec.defaultValue);
-        return { outcome: there ? "delivered" : "pending", message: "" };
+        const there = observedValues.every((v) => v === value?.value);
+        return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
       }
-      const lingering = values.some((v) => v !== undefined) && !desired.managedEnv.includes(name);
+      const lingering = observedValues.some((v) => v !== undefined) && !desired.managedEnv.includes(name);
       return lingering
         ? { outcome: "pending", message: `waiting for ${name} to be removed` }
         : { outcome: "disabled", message: "" };
@@ -151,7 +174,7 @@ export function planWorkload(workload: Workload, flags: NamespaceFlags): Workloa
       const there =
         observed.configMapVolumes.includes(configMap.configMapName) &&
         [...observed.mounts.values()].every((m) => m.includes(configMap.configMapName));
-      return { outcome: there ? "delivered" : "pending", message: "" };
+      return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
     }
     const asked = sidecar?.port ?? DEFAULT_SIDECAR_PORT;
     const message = asked === port ? "" : `served by the sidecar on port ${String(port)}`;
@@ -160,12 +183,15 @@ export function planWorkload(workload: Workload, flags: NamespaceFlags): Workloa
 
   const flagOutcomes = matches.map(({ flag, matchedBy }): FlagOutcome => {
     const envVar = flagEnvVarName(flag);
+    const result = outcome(flag);
+    const value = result.outcome === "conflict" ? undefined : values.get(flag.metadata.name)?.value;
     return {
       flag: flag.metadata.name,
       delivery: deliveryKind(flag.spec.delivery),
       matchedBy,
-      ...outcome(flag),
+      ...result,
       ...(envVar === undefined ? {} : { envVar }),
+      ...(value === undefined ? {} : { value }),
     };
   });
   const reasons = restartReasons(observed, desired);

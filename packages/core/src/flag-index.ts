@@ -4,6 +4,7 @@
  * preview plan thousands of workloads against the same flags.
  */
 import { configMapKeyWriters, type ConfigMapKeyWriters } from "./configmap-plan.ts";
+import { flagCompiler, type FlagCompiler } from "./delivered-value.ts";
 import { flagMatchLabels, isBeingDeleted, type FeatureFlagResource } from "./flag-resource.ts";
 import { flagMatchesWorkload, type MatchedBy } from "./matching.ts";
 import { compareStrings, type Workload } from "./workload.ts";
@@ -13,6 +14,8 @@ export interface FlagIndex {
   /** Each flag (being deleted excepted) once, under one label of its selector: `key=value`. */
   readonly bySelectorLabel: ReadonlyMap<string, readonly FeatureFlagResource[]>;
   readonly configMapKeyWriters: ConfigMapKeyWriters;
+  /** Each targeted flag's rule, compiled once for every workload planned with this index. */
+  readonly compile: FlagCompiler;
 }
 
 /** Every FeatureFlag of a namespace, as a list or already indexed. */
@@ -35,7 +38,12 @@ export function indexFlags(flags: NamespaceFlags): FlagIndex {
     if (bucket === undefined) bySelectorLabel.set(slot, [flag]);
     else bucket.push(flag);
   }
-  return { flags: all, bySelectorLabel, configMapKeyWriters: configMapKeyWriters(all) };
+  return {
+    flags: all,
+    bySelectorLabel,
+    configMapKeyWriters: configMapKeyWriters(all),
+    compile: flagCompiler(),
+  };
 }
 
 export interface FlagMatch {

@@ -2,10 +2,11 @@
  * The blast radius of saving a flag: which workloads its selector (or its previous selector)
  * reaches, and which of them restart. Built on planWorkload, comparing the workload's plan with
  * the flag as stored against its plan with the candidate, so the preview says what delivery
- * will do.
+ * will do, and, for a targeted flag, the value each workload gets.
  */
 import Type from "typebox";
 import { planWorkload } from "./delivery-plan.ts";
+import type { DeliveryCluster } from "./delivered-value.ts";
 import { indexFlags } from "./flag-index.ts";
 import { restartReasons } from "./delivery-state.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
@@ -30,6 +31,13 @@ export const PreviewEntry = Type.Object(
     }),
     restarts: Type.Boolean({ description: "Saving changes the pod template: the pods roll." }),
     reasons: Type.Array(Type.String(), { description: "Why it restarts; empty when it does not." }),
+    value: Type.Optional(
+      Type.String({
+        description:
+          "The value an envVar or configMap flag delivers to the workload once saved (its targeting " +
+          "evaluated for the workload); absent when it delivers none there (sidecar, disabled, conflict, withdrawn).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,10 +52,12 @@ export interface PreviewInput {
   workloads: readonly Workload[];
   /** Every FeatureFlag of the candidate's namespace, as stored. */
   namespaceFlags: readonly FeatureFlagResource[];
+  /** The cluster of the workloads: targeting evaluates there. */
+  cluster: DeliveryCluster;
 }
 
 export function previewFlag(input: PreviewInput): PreviewEntry[] {
-  const { candidate, workloads, namespaceFlags } = input;
+  const { candidate, workloads, namespaceFlags, cluster } = input;
   const sameFlag = (f: FeatureFlagResource) =>
     f.metadata.name === candidate.metadata.name && f.metadata.namespace === candidate.metadata.namespace;
   const previous = input.previous ?? namespaceFlags.find(sameFlag);
@@ -59,10 +69,9 @@ export function previewFlag(input: PreviewInput): PreviewEntry[] {
     const matchedBy = flagMatchesWorkload(candidate, workload);
     const matchedBefore = previous === undefined ? undefined : flagMatchesWorkload(previous, workload);
     if (matchedBy === undefined && matchedBefore === undefined) continue;
-    const reasons = restartReasons(
-      planWorkload(workload, before).desired,
-      planWorkload(workload, after).desired,
-    );
+    const planned = planWorkload(workload, after, cluster);
+    const reasons = restartReasons(planWorkload(workload, before, cluster).desired, planned.desired);
+    const value = planned.flags.find((f) => f.flag === candidate.metadata.name)?.value;
     entries.push({
       kind: workload.kind,
       namespace: workloadNamespace(workload),
@@ -70,6 +79,7 @@ export function previewFlag(input: PreviewInput): PreviewEntry[] {
       matchedBy: matchedBy ?? "none",
       restarts: reasons.length > 0,
       reasons,
+      ...(value === undefined ? {} : { value }),
     });
   }
   return entries.sort(compareWorkloads);

@@ -5,6 +5,7 @@
  */
 import Type from "typebox";
 import { planWorkload, type FlagOutcome } from "./delivery-plan.ts";
+import type { DeliveryCluster } from "./delivered-value.ts";
 import { observeDelivery } from "./delivery-state.ts";
 import { DELIVERY_KINDS, TARGET_OUTCOMES } from "./flag.ts";
 import type { NamespaceFlags } from "./flag-index.ts";
@@ -80,6 +81,11 @@ export const MatchingFlag = Type.Object({
   outcome: Type.Enum([...TARGET_OUTCOMES]),
   message: Type.String(),
   envVar: Type.Optional(Type.String()),
+  value: Type.Optional(
+    Type.String({
+      description: "What an enabled envVar or configMap flag delivers here, targeting evaluated.",
+    }),
+  ),
 });
 
 export const WorkloadDetail = Type.Object({
@@ -162,22 +168,22 @@ function summarize(clusterId: string, workload: Workload, outcomes: FlagOutcome[
 
 /** One workload as listed; `namespaceFlags` are the FeatureFlags of its namespace. */
 export function discoveredWorkload(
-  clusterId: string,
+  cluster: DeliveryCluster,
   workload: Workload,
   namespaceFlags: NamespaceFlags,
 ): DiscoveredWorkload {
-  return summarize(clusterId, workload, planWorkload(workload, namespaceFlags).flags);
+  return summarize(cluster.id, workload, planWorkload(workload, namespaceFlags, cluster).flags);
 }
 
 /** One workload in detail: also its pod template labels and every flag whose selector matches it. */
 export function workloadDetail(
-  clusterId: string,
+  cluster: DeliveryCluster,
   workload: Workload,
   namespaceFlags: NamespaceFlags,
 ): WorkloadDetail {
-  const outcomes = planWorkload(workload, namespaceFlags).flags;
+  const outcomes = planWorkload(workload, namespaceFlags, cluster).flags;
   return {
-    ...summarize(clusterId, workload, outcomes),
+    ...summarize(cluster.id, workload, outcomes),
     podTemplateLabels: { ...(workload.object.spec?.template.metadata?.labels ?? {}) },
     flags: outcomes.map(({ flag, ...rest }) => ({ name: flag, ...rest })),
   };

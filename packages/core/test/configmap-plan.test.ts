@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planConfigMaps, planWorkload } from "../src/index.ts";
-import { configMapFlag, flag, workload } from "./support/workloads.ts";
+import { CLUSTER, configMapFlag, flag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
 const keyed = (name: string, configMapName: string, key: string, spec = {}) =>
@@ -17,7 +17,7 @@ describe("planConfigMaps", () => {
       keyed("theme", "ui-flags", "theme", { defaultValue: "dark" }),
       { ...keyed("other-ns", "web-flags", "x"), metadata: { name: "other-ns", namespace: "other" } },
     ];
-    expect(planConfigMaps(flags)).toEqual([
+    expect(planConfigMaps(flags, CLUSTER)).toEqual([
       {
         namespace: "other",
         configMapName: "web-flags",
@@ -47,7 +47,7 @@ describe("planConfigMaps", () => {
     deleting.metadata.deletionTimestamp = "2026-11-22T08:00:00Z";
     const broken = keyed("broken", "web-flags", "broken", { type: "json", defaultValue: "{" });
     const env = flag("env", { envVar: { selector: { matchLabels: web } } });
-    expect(planConfigMaps([deleting, broken, env])).toEqual([]);
+    expect(planConfigMaps([deleting, broken, env], CLUSTER)).toEqual([]);
   });
 
   it("gives a key written by two flags to the first enabled one by name; the other reports a conflict", () => {
@@ -55,8 +55,8 @@ describe("planConfigMaps", () => {
       keyed("b", "web-flags", "k", { defaultValue: "b" }),
       keyed("a", "web-flags", "k", { defaultValue: "a" }),
     ];
-    expect(planConfigMaps(flags)[0]?.data).toEqual({ k: "a" });
-    const outcomes = planWorkload(workload("web", { labels: web }), flags).flags;
+    expect(planConfigMaps(flags, CLUSTER)[0]?.data).toEqual({ k: "a" });
+    const outcomes = planWorkload(workload("web", { labels: web }), flags, CLUSTER).flags;
     expect(outcomes.map((o) => [o.flag, o.outcome, o.message])).toEqual([
       ["a", "pending", ""],
       ["b", "conflict", "flag a already writes key k of ConfigMap web-flags"],
@@ -65,11 +65,11 @@ describe("planConfigMaps", () => {
       keyed("b", "web-flags", "k", { defaultValue: "b" }),
       keyed("a", "web-flags", "k", { enabled: false }),
     ];
-    expect(planConfigMaps(aOff)[0]?.data).toEqual({ k: "b" });
+    expect(planConfigMaps(aOff, CLUSTER)[0]?.data).toEqual({ k: "b" });
   });
 
   it("keeps a key named __proto__", () => {
-    const [plan] = planConfigMaps([configMapFlag("__proto__", "web-flags", web)]);
+    const [plan] = planConfigMaps([configMapFlag("__proto__", "web-flags", web)], CLUSTER);
     expect(Object.keys(plan?.data ?? {})).toEqual(["__proto__"]);
     expect(JSON.stringify(plan?.data)).toBe('{"__proto__":"on"}');
   });

@@ -1,12 +1,17 @@
-// Properties of delivery over random workloads and flags: what the operator applies converges
-// in one step, withdraws exactly, and the API's preview agrees with it.
+// Properties of delivery over random workloads, flags (targeted ones among them) and clusters:
+// what the operator applies converges in one step, withdraws exactly, and the API's preview
+// agrees with it, down to the value each workload gets.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   flagMatchesWorkload,
   indexFlags,
+  observeDelivery,
+  planConfigMaps,
   planWorkload,
   previewFlag,
+  workloadName,
+  type DeliveryCluster,
   type FeatureFlagResource,
   type FeatureFlagSpec,
   type Workload,
@@ -34,6 +39,21 @@ const delivery: fc.Arbitrary<FeatureFlagSpec["delivery"]> = fc.oneof(
   }),
 );
 
+/** Rules over every field of a workload's context, choosing variant "on" or "off". */
+const rules: Record<string, unknown>[] = [
+  { if: [{ "==": [{ var: "cluster" }, "east"] }, "on", "off"] },
+  { if: [{ "==": [{ var: "clusterLabels.region" }, "eu"] }, "on", "off"] },
+  { if: [{ "==": [{ var: "labels.app" }, "web"] }, "on", "off"] },
+  { if: [{ in: [{ var: "kind" }, ["Deployment", "ConfigMap"]] }, "on", "off"] },
+  { if: [{ "==": [{ var: "name" }, "w2"] }, "on", null] },
+  {
+    fractional: [
+      ["on", 50],
+      ["off", 50],
+    ],
+  },
+];
+
 const flags = fc
   .uniqueArray(
     fc.record({
@@ -41,12 +61,27 @@ const flags = fc
       delivery,
       enabled: fc.boolean(),
       value: fc.constantFrom("1", "2", '{"x":1}', "{broken"),
+      targeting: fc.option(fc.constantFrom(...rules), { nil: undefined }),
     }),
     { selector: (f) => f.name, maxLength: 5 },
   )
   .map((list) =>
-    list.map((f) => flag(f.name, f.delivery, { type: "json", defaultValue: f.value, enabled: f.enabled })),
+    list.map((f) =>
+      flag(f.name, f.delivery, {
+        type: "json",
+        defaultValue: f.value,
+        enabled: f.enabled,
+        ...(f.targeting === undefined
+          ? {}
+          : { variants: { on: '"on"', off: f.value }, defaultVariant: "off", targeting: f.targeting }),
+      }),
+    ),
   );
+
+const clusters: fc.Arbitrary<DeliveryCluster> = fc.record({
+  id: fc.constantFrom("local", "east"),
+  labels: fc.constantFrom({}, { region: "eu" }),
+});
 
 const workloads = fc
   .uniqueArray(
@@ -73,20 +108,20 @@ const workloads = fc
     ),
   );
 
-const deliver = (target: Workload, all: FeatureFlagResource[]) =>
-  applyPlan(target, planWorkload(target, all));
+const deliver = (target: Workload, all: FeatureFlagResource[], cluster: DeliveryCluster) =>
+  applyPlan(target, planWorkload(target, all, cluster));
 
 describe("delivery properties", () => {
   it("converges in one apply: then in sync, nothing restarts, nothing pending", () => {
     fc.assert(
-      fc.property(workloads, flags, (targets, all) => {
+      fc.property(clusters, workloads, flags, (cluster, targets, all) => {
         for (const target of targets) {
-          const delivered = deliver(target, all);
-          const again = planWorkload(delivered, all);
+          const delivered = deliver(target, all, cluster);
+          const again = planWorkload(delivered, all, cluster);
           expect(again.inSync).toBe(true);
           expect(again.restarts.restarts).toBe(false);
           expect(again.flags.filter((f) => f.outcome === "pending")).toEqual([]);
-          expect(deliver(delivered, all)).toEqual(delivered);
+          expect(deliver(delivered, all, cluster)).toEqual(delivered);
         }
       }),
     );
@@ -94,26 +129,28 @@ describe("delivery properties", () => {
 
   it("plans the same from a list of flags and from their index", () => {
     fc.assert(
-      fc.property(workloads, flags, (targets, all) => {
+      fc.property(clusters, workloads, flags, (cluster, targets, all) => {
         const index = indexFlags(all);
-        for (const target of targets) expect(planWorkload(target, index)).toEqual(planWorkload(target, all));
+        for (const target of targets)
+          expect(planWorkload(target, index, cluster)).toEqual(planWorkload(target, all, cluster));
       }),
     );
   });
 
   it("withdraws exactly: without its flags a workload is as it was before", () => {
     fc.assert(
-      fc.property(workloads, flags, (targets, all) => {
-        for (const target of targets) expect(deliver(deliver(target, all), [])).toEqual(target);
+      fc.property(clusters, workloads, flags, (cluster, targets, all) => {
+        for (const target of targets)
+          expect(deliver(deliver(target, all, cluster), [], cluster)).toEqual(target);
       }),
     );
   });
 
   it("delivers only what matching, enabled, valid flags say, never a user's own variable", () => {
     fc.assert(
-      fc.property(workloads, flags, (targets, all) => {
+      fc.property(clusters, workloads, flags, (cluster, targets, all) => {
         for (const target of targets) {
-          const plan = planWorkload(target, all);
+          const plan = planWorkload(target, all, cluster);
           for (const env of plan.env) {
             const source = all.find((f) => f.metadata.name === env.flag);
             expect(source && flagMatchesWorkload(source, target)).toBeTruthy();
@@ -129,15 +166,20 @@ describe("delivery properties", () => {
 
   it("previews exactly the workloads delivery changes and restarts", () => {
     fc.assert(
-      fc.property(workloads, flags, flags, (targets, stored, candidates) => {
+      fc.property(clusters, workloads, flags, flags, (cluster, targets, stored, candidates) => {
         const candidate = candidates[0];
         if (candidate === undefined) return;
-        const converged = targets.map((t) => deliver(t, stored));
-        const preview = previewFlag({ candidate, workloads: converged, namespaceFlags: stored });
+        const converged = targets.map((t) => deliver(t, stored, cluster));
+        const preview = previewFlag({
+          candidate,
+          workloads: converged,
+          namespaceFlags: stored,
+          cluster: cluster,
+        });
         const after = [...stored.filter((f) => f.metadata.name !== candidate.metadata.name), candidate];
         const previous = stored.find((f) => f.metadata.name === candidate.metadata.name);
         for (const target of converged) {
-          const plan = planWorkload(target, after);
+          const plan = planWorkload(target, after, cluster);
           const entry = preview.find((e) => e.kind === target.kind && e.name === plan.name);
           const reached =
             flagMatchesWorkload(candidate, target) !== undefined ||
@@ -146,6 +188,37 @@ describe("delivery properties", () => {
           // The operator restarts a converged workload exactly when the preview says so.
           expect(entry?.restarts ?? false).toBe(plan.restarts.restarts);
           if (entry) expect(entry.reasons).toEqual(plan.restarts.reasons);
+        }
+      }),
+    );
+  });
+
+  it("previews per workload the value that delivery then gives it, targeting evaluated", () => {
+    fc.assert(
+      fc.property(clusters, workloads, flags, flags, (cluster, targets, stored, candidates) => {
+        const candidate = candidates[0];
+        if (candidate === undefined) return;
+        const converged = targets.map((t) => deliver(t, stored, cluster));
+        const preview = previewFlag({ candidate, workloads: converged, namespaceFlags: stored, cluster });
+        const after = [...stored.filter((f) => f.metadata.name !== candidate.metadata.name), candidate];
+        const configMaps = planConfigMaps(after, cluster);
+        for (const target of converged) {
+          const entry = preview.find((e) => e.kind === target.kind && e.name === workloadName(target));
+          const delivered = planWorkload(target, after, cluster);
+          const outcome = delivered.flags.find((f) => f.flag === candidate.metadata.name);
+          expect(entry?.value).toBe(outcome?.value);
+          if (outcome?.value === undefined) continue;
+          if (outcome.envVar !== undefined) {
+            // What the operator writes into every flag container's environment.
+            for (const vars of observeDelivery(applyPlan(target, delivered)).env.values())
+              expect(vars.get(outcome.envVar)).toBe(entry?.value);
+          }
+          const configMap = candidate.spec.delivery.configMap;
+          if (configMap !== undefined) {
+            // What the operator writes into the ConfigMap the workload mounts.
+            const written = configMaps.find((c) => c.configMapName === configMap.configMapName);
+            expect(written?.data[configMap.key]).toBe(entry?.value);
+          }
         }
       }),
     );

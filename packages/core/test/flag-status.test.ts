@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { flagPhase, flagStatus, flagTargets, planWorkload, STATUS_TARGETS_MAX } from "../src/index.ts";
-import { applyPlan, envFlag, workload } from "./support/workloads.ts";
+import { CLUSTER, applyPlan, envFlag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
 const checkout = envFlag("checkout", web);
@@ -13,9 +13,9 @@ const conflicting = workload("api", {
 
 describe("flagTargets", () => {
   it("lists every matching workload of the flag's namespace with its outcome, by kind then name", () => {
-    const converged = applyPlan(deployment, planWorkload(deployment, [checkout]));
+    const converged = applyPlan(deployment, planWorkload(deployment, [checkout], CLUSTER));
     const plans = [daemonSet, conflicting, converged, workload("x", { labels: web, namespace: "other" })].map(
-      (w) => planWorkload(w, [checkout]),
+      (w) => planWorkload(w, [checkout], CLUSTER),
     );
     const hash = plans[2]?.flagsHash;
     expect(flagTargets(checkout, plans)).toEqual([
@@ -58,8 +58,8 @@ describe("flagStatus", () => {
   const generation3 = { ...checkout, metadata: { ...checkout.metadata, generation: 3 } };
 
   it("says where the flag is, with a Delivered condition", () => {
-    const converged = applyPlan(deployment, planWorkload(deployment, [checkout]));
-    const status = flagStatus(generation3, [planWorkload(converged, [checkout])], t0);
+    const converged = applyPlan(deployment, planWorkload(deployment, [checkout], CLUSTER));
+    const status = flagStatus(generation3, [planWorkload(converged, [checkout], CLUSTER)], t0);
     expect(status).toEqual({
       observedGeneration: 3,
       phase: "Delivered",
@@ -70,7 +70,7 @@ describe("flagStatus", () => {
           name: "web",
           delivered: true,
           outcome: "delivered",
-          hash: planWorkload(converged, [checkout]).flagsHash,
+          hash: planWorkload(converged, [checkout], CLUSTER).flagsHash,
         },
       ],
       message: "delivered to 1 workload",
@@ -86,9 +86,13 @@ describe("flagStatus", () => {
       ],
     });
     // The transition time holds while the status does.
-    const again = flagStatus({ ...generation3, status }, [planWorkload(converged, [checkout])], t1);
+    const again = flagStatus({ ...generation3, status }, [planWorkload(converged, [checkout], CLUSTER)], t1);
     expect(again.conditions?.[0]?.lastTransitionTime).toBe("2026-11-22T08:00:00Z");
-    const pending = flagStatus({ ...generation3, status }, [planWorkload(deployment, [checkout])], t1);
+    const pending = flagStatus(
+      { ...generation3, status },
+      [planWorkload(deployment, [checkout], CLUSTER)],
+      t1,
+    );
     expect(pending).toMatchObject({ phase: "Pending", message: "1 of 1 targets not updated yet" });
     expect(pending.conditions?.[0]).toMatchObject({
       status: "False",
@@ -97,7 +101,7 @@ describe("flagStatus", () => {
   });
 
   it("names the targets in conflict, and the namespace when nothing matches", () => {
-    const degraded = flagStatus(checkout, [planWorkload(conflicting, [checkout])], t0);
+    const degraded = flagStatus(checkout, [planWorkload(conflicting, [checkout], CLUSTER)], t0);
     expect(degraded.phase).toBe("Degraded");
     expect(degraded.message).toBe(
       "1 of 1 targets cannot get the flag: Deployment api: container app defines FLAG_CHECKOUT itself; svc does not overwrite it",
@@ -120,7 +124,7 @@ describe("flagStatus", () => {
 
   it("lists at most STATUS_TARGETS_MAX targets, problems first, and says how many are left out", () => {
     const many = Array.from({ length: STATUS_TARGETS_MAX + 5 }, (_, i) =>
-      planWorkload(workload(`w${String(i).padStart(4, "0")}`, { labels: web }), [checkout]),
+      planWorkload(workload(`w${String(i).padStart(4, "0")}`, { labels: web }), [checkout], CLUSTER),
     );
     const bad = planWorkload(
       workload("zz-conflict", {
@@ -128,6 +132,7 @@ describe("flagStatus", () => {
         containers: [{ name: "app", env: [{ name: "FLAG_CHECKOUT", value: "x" }] }],
       }),
       [checkout],
+      CLUSTER,
     );
     const status = flagStatus(checkout, [...many, bad], t0);
     expect(status.targets).toHaveLength(STATUS_TARGETS_MAX);

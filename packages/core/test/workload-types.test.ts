@@ -3,6 +3,7 @@
 import type { V1DaemonSet, V1Deployment, V1StatefulSet } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { planWorkload, type Workload, type WorkloadObject } from "../src/index.ts";
+import { CLUSTER } from "./support/workloads.ts";
 
 describe("WorkloadObject", () => {
   it("is satisfied by client-node's Deployment, StatefulSet and DaemonSet", () => {
@@ -21,6 +22,6 @@ describe("WorkloadObject", () => {
     const objects: WorkloadObject[] = [deployment, statefulSet, daemonSet];
     const workload: Workload = { kind: "Deployment", object: deployment };
     expect(objects).toHaveLength(3);
-    expect(planWorkload(workload, []).name).toBe("web");
+    expect(planWorkload(workload, [], CLUSTER).name).toBe("web");
   });
 });

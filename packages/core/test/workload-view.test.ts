@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { discoveredWorkload, planWorkload, REDACTED, workloadDetail } from "../src/index.ts";
-import { applyPlan, configMapFlag, envFlag, workload } from "./support/workloads.ts";
+import { CLUSTER, applyPlan, configMapFlag, envFlag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
 const running = workload("web", {
@@ -36,7 +36,7 @@ const running = workload("web", {
 
 describe("discoveredWorkload", () => {
   it("shows containers, images and references, redacting secret-looking literal values", () => {
-    const view = discoveredWorkload("local", running, []);
+    const view = discoveredWorkload(CLUSTER, running, []);
     expect(view).toMatchObject({
       clusterId: "local",
       namespace: "shop",
@@ -73,15 +73,15 @@ describe("discoveredWorkload", () => {
   it("reports a DaemonSet's scheduled and ready pods as replicas", () => {
     const agent = workload("agent", { kind: "DaemonSet" });
     agent.object.status = { desiredNumberScheduled: 3, numberReady: 2 };
-    expect(discoveredWorkload("local", agent, [])).toMatchObject({ replicas: 3, readyReplicas: 2 });
+    expect(discoveredWorkload(CLUSTER, agent, [])).toMatchObject({ replicas: 3, readyReplicas: 2 });
   });
 
   it("lists the flags svc has injected, and the hash", () => {
     const target = workload("web", { labels: web });
     const flags = [envFlag("checkout", web), configMapFlag("limit", "web-flags", web)];
-    expect(discoveredWorkload("local", target, flags).injectedFlags).toEqual([]);
-    const plan = planWorkload(target, flags);
-    const view = discoveredWorkload("local", applyPlan(target, plan), flags);
+    expect(discoveredWorkload(CLUSTER, target, flags).injectedFlags).toEqual([]);
+    const plan = planWorkload(target, flags, CLUSTER);
+    const view = discoveredWorkload(CLUSTER, applyPlan(target, plan), flags);
     expect(view.injectedFlags).toEqual([
       { name: "checkout", delivery: "envVar", envVar: "FLAG_CHECKOUT" },
       { name: "limit", delivery: "configMap" },
@@ -99,7 +99,7 @@ describe("workloadDetail", () => {
       envFlag("a-front", { tier: "front" }),
       envFlag("api", { app: "api" }),
     ];
-    const detail = workloadDetail("local", target, flags);
+    const detail = workloadDetail(CLUSTER, target, flags);
     expect(detail.podTemplateLabels).toEqual({ tier: "front" });
     expect(detail.flags).toEqual([
       {
@@ -109,6 +109,7 @@ describe("workloadDetail", () => {
         outcome: "pending",
         message: "",
         envVar: "FLAG_A_FRONT",
+        value: "on",
       },
       {
         name: "b-checkout",
@@ -117,6 +118,7 @@ describe("workloadDetail", () => {
         outcome: "pending",
         message: "",
         envVar: "FLAG_B_CHECKOUT",
+        value: "on",
       },
     ]);
   });

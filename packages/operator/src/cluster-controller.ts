@@ -3,6 +3,8 @@
 // ConfigMap to its flags' keys, a flag's finalizer and status), and written only when it
 // differs, by server-side apply under svc's field manager.
 import {
+  deliveryCluster,
+  indexFlags,
   isBeingDeleted,
   planConfigMaps,
   planWorkload,
@@ -206,16 +208,20 @@ export class ClusterController {
    */
   #namespacePlans(namespace: string): { workload: Workload; plan: WorkloadPlan }[] {
     const { cluster } = this.#options;
+    // The connection carries the cluster's labels, which targeting rules may read.
     const inputs = [
+      cluster.connection,
       cluster.flags.list(namespace),
       ...WORKLOAD_KINDS.map((kind) => this.#cache(kind).list(namespace)),
     ];
     const memo = this.#plansByNamespace.get(namespace);
     if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) return memo.plans;
-    const flags = cluster.flags.list(namespace);
+    // Indexed once: each targeted flag's rule is compiled once for the whole namespace.
+    const flags = indexFlags(cluster.flags.list(namespace));
+    const where = deliveryCluster(cluster);
     const plans = this.#workloads(namespace).map((workload) => ({
       workload,
-      plan: planWorkload(workload, flags),
+      plan: planWorkload(workload, flags, where),
     }));
     this.#plansByNamespace.set(namespace, { inputs, plans });
     return plans;
@@ -225,10 +231,11 @@ export class ClusterController {
     const object = this.#cache(kind).get(namespace, name);
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
     const workload: Workload = { kind, object };
-    const plan = planWorkload(workload, this.#options.cluster.flags.list(namespace));
+    const { cluster } = this.#options;
+    const plan = planWorkload(workload, cluster.flags.list(namespace), deliveryCluster(cluster));
     if (plan.inSync) return;
     const { writer, sidecar, metrics } = this.#options;
-    const nativeSidecar = supportsNativeSidecar(this.#options.cluster.health().kubernetesVersion);
+    const nativeSidecar = supportsNativeSidecar(cluster.health().kubernetesVersion);
     await writer.apply(workloadApplyConfiguration(workload, plan, sidecar, { nativeSidecar }), {
       force: true,
     });
@@ -267,7 +274,9 @@ export class ClusterController {
 
   async #reconcileConfigMap(namespace: string, name: string): Promise<void> {
     const { writer, cluster } = this.#options;
-    const plan = planConfigMaps(cluster.flags.list(namespace)).find((p) => p.configMapName === name);
+    const plan = planConfigMaps(cluster.flags.list(namespace), deliveryCluster(cluster)).find(
+      (p) => p.configMapName === name,
+    );
     const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } };
     const current = await writer.read<ConfigMapJson>(ref);
     const action = configMapAction(namespace, name, plan, current);

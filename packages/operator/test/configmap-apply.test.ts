@@ -1,11 +1,11 @@
 import { planConfigMaps } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { configMapFlag } from "../../core/test/support/workloads.ts";
+import { CLUSTER, configMapFlag } from "../../core/test/support/workloads.ts";
 import { configMapAction, svcOwnedKeys, type ConfigMapJson } from "../src/configmap-apply.ts";
 
 const theme = { ...configMapFlag("theme", "ui", { app: "web" }) };
 theme.metadata = { ...theme.metadata, uid: "uid-theme" };
-const [plan] = planConfigMaps([theme]);
+const [plan] = planConfigMaps([theme], CLUSTER);
 
 const svcEntry = (keys: string[]) => ({
   manager: "svc",

@@ -1,6 +1,6 @@
 import { planWorkload } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { envFlag, workload } from "../../core/test/support/workloads.ts";
+import { CLUSTER, envFlag, workload } from "../../core/test/support/workloads.ts";
 import { desiredFlagStatus, phaseChangeEvent, sameStatus } from "../src/flag-status.ts";
 
 const at = new Date("2026-11-22T09:00:00.123Z");
@@ -10,7 +10,7 @@ const web = workload("web", { labels: { app: "web" } });
 describe("desiredFlagStatus", () => {
   it("lists the targets with their outcome, the phase and a Ready condition for the generation observed", () => {
     const flag = envFlag("beta", { app: "web" });
-    const status = desiredFlagStatus(flag, [planWorkload(web, [flag])], at);
+    const status = desiredFlagStatus(flag, [planWorkload(web, [flag], CLUSTER)], at);
     expect(status).toEqual({
       observedGeneration: 1,
       phase: "Pending",
@@ -33,15 +33,15 @@ describe("desiredFlagStatus", () => {
 
   it("keeps the condition's transition time while its status holds, so a resync writes nothing", () => {
     const flag = envFlag("beta", { app: "nothing" });
-    const first = desiredFlagStatus(flag, [planWorkload(web, [flag])], at);
+    const first = desiredFlagStatus(flag, [planWorkload(web, [flag], CLUSTER)], at);
     expect(first.phase).toBe("NoTargets");
-    const again = desiredFlagStatus({ ...flag, status: first }, [planWorkload(web, [flag])], later);
+    const again = desiredFlagStatus({ ...flag, status: first }, [planWorkload(web, [flag], CLUSTER)], later);
     expect(sameStatus(first, again)).toBe(true);
   });
 
   it("reports a json value that is not JSON, and a stored status that differs is rewritten", () => {
     const flag = envFlag("cfg", { app: "web" }, { type: "json", defaultValue: "{nope" });
-    const status = desiredFlagStatus(flag, [planWorkload(web, [flag])], at);
+    const status = desiredFlagStatus(flag, [planWorkload(web, [flag], CLUSTER)], at);
     expect(status.phase).toBe("Degraded");
     expect(status.message).toMatch(/not delivered/);
     expect(sameStatus(undefined, status)).toBe(false);
@@ -52,7 +52,7 @@ describe("desiredFlagStatus", () => {
 describe("phaseChangeEvent", () => {
   it("records an event when the phase changes, a Warning when it degrades, none while it holds", () => {
     const flag = envFlag("cfg", { app: "web" }, { type: "json", defaultValue: "{nope" });
-    const status = desiredFlagStatus(flag, [planWorkload(web, [flag])], at);
+    const status = desiredFlagStatus(flag, [planWorkload(web, [flag], CLUSTER)], at);
     expect(phaseChangeEvent(flag, status, at)).toMatchObject({
       kind: "Event",
       type: "Warning",

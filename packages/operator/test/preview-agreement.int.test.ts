@@ -89,7 +89,12 @@ describe("preview and delivery", () => {
           delivery: { envVar: { selector: { matchLabels: { ...selector, ...runLabel } } } },
         } as const;
         const candidate: FeatureFlagResource = { metadata: { name, namespace: ns }, spec };
-        const preview = previewFlag({ candidate, workloads: await namespaceWorkloads(), namespaceFlags: [] });
+        const preview = previewFlag({
+          candidate,
+          workloads: await namespaceWorkloads(),
+          namespaceFlags: [],
+          cluster: { id: "local", labels: {} },
+        });
         await flags.create(name, spec);
         const flag = await eventually(
           () => flags.get(name),

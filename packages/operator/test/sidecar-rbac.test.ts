@@ -1,6 +1,6 @@
 import { planWorkload } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { sidecarFlag, workload } from "../../core/test/support/workloads.ts";
+import { CLUSTER, sidecarFlag, workload } from "../../core/test/support/workloads.ts";
 import { roleBindingInSync, roleInSync, sidecarServiceAccounts } from "../src/sidecar-rbac.ts";
 
 describe("sidecar RBAC", () => {
@@ -16,7 +16,7 @@ describe("sidecar RBAC", () => {
         template: { spec: { ...pod, serviceAccountName: "api" } },
       };
     const flags = [sidecarFlag("limits", { s: "1" })];
-    const planned = [a, b, c].map((w) => ({ workload: w, plan: planWorkload(w, flags) }));
+    const planned = [a, b, c].map((w) => ({ workload: w, plan: planWorkload(w, flags, CLUSTER) }));
     expect(sidecarServiceAccounts(planned)).toEqual(["api", "default"]);
   });
 

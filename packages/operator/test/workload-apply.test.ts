@@ -1,6 +1,6 @@
 import { FLAGS_HASH_ANNOTATION, MANAGED_ENV_ANNOTATION, planWorkload } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { configMapFlag, envFlag, sidecarFlag, workload } from "../../core/test/support/workloads.ts";
+import { CLUSTER, configMapFlag, envFlag, sidecarFlag, workload } from "../../core/test/support/workloads.ts";
 import {
   supportsNativeSidecar,
   workloadApplyConfiguration,
@@ -33,7 +33,7 @@ function podSpecOf(configuration: object) {
 
 describe("workloadApplyConfiguration", () => {
   it("states svc's env var in every app container, the hash on workload and template, and the version it planned from", () => {
-    const plan = planWorkload(web, [envFlag("beta", { app: "web" })]);
+    const plan = planWorkload(web, [envFlag("beta", { app: "web" })], CLUSTER);
     const configuration = workloadApplyConfiguration(web, plan, sidecar);
     const env = [{ name: "FLAG_BETA", value: "on" }];
     expect(configuration).toEqual({
@@ -60,7 +60,7 @@ describe("workloadApplyConfiguration", () => {
   });
 
   it("states nothing but the identity when no flag matches: applying it withdraws all svc set", () => {
-    const plan = planWorkload(web, [envFlag("beta", { app: "other" })]);
+    const plan = planWorkload(web, [envFlag("beta", { app: "other" })], CLUSTER);
     expect(workloadApplyConfiguration(web, plan, sidecar)).toEqual({
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -69,7 +69,7 @@ describe("workloadApplyConfiguration", () => {
   });
 
   it("mounts a ConfigMap read-only in every app container, never in init containers", () => {
-    const plan = planWorkload(web, [configMapFlag("theme", "ui", { app: "web" })]);
+    const plan = planWorkload(web, [configMapFlag("theme", "ui", { app: "web" })], CLUSTER);
     const spec = podSpecOf(workloadApplyConfiguration(web, plan, sidecar));
     const mount = { name: "svc-flags-ui", mountPath: "/etc/svc-flags/ui", readOnly: true };
     expect(spec).toEqual({
@@ -82,7 +82,7 @@ describe("workloadApplyConfiguration", () => {
   });
 
   it("injects the native sidecar on the planned port with probe, downward API and resources", () => {
-    const plan = planWorkload(web, [sidecarFlag("limits", { app: "web" }, 8600)]);
+    const plan = planWorkload(web, [sidecarFlag("limits", { app: "web" }, 8600)], CLUSTER);
     const spec = podSpecOf(workloadApplyConfiguration(web, plan, sidecar));
     expect(spec.initContainers).toEqual([
       expect.objectContaining({
@@ -109,7 +109,7 @@ describe("workloadApplyConfiguration", () => {
 
 describe("the sidecar before Kubernetes 1.29", () => {
   it("is a plain container after the app's own, without restartPolicy", () => {
-    const plan = planWorkload(web, [sidecarFlag("limits", { app: "web" })]);
+    const plan = planWorkload(web, [sidecarFlag("limits", { app: "web" })], CLUSTER);
     const spec = podSpecOf(workloadApplyConfiguration(web, plan, sidecar, { nativeSidecar: false })) as {
       containers?: Record<string, unknown>[];
       initContainers?: unknown;

@@ -1,6 +1,7 @@
 import {
   DiscoveredWorkload,
   discoveredWorkload,
+  deliveryCluster,
   indexFlags,
   visibleNamespaces,
   WORKLOAD_KINDS,
@@ -70,6 +71,7 @@ export function workloadRoutes(ctx: ApiContext) {
       async (request) => {
         const cluster = await readyCluster(ctx, request.params.id);
         const visible = new Set(namespacesOf(ctx, cluster));
+        const where = deliveryCluster(cluster);
         // Each namespace's flags are indexed once, not once per workload.
         const indexes = new Map<string, FlagIndex>();
         const flagsOf = (namespace: string): FlagIndex => {
@@ -83,7 +85,7 @@ export function workloadRoutes(ctx: ApiContext) {
         return workloadsOf(cluster, request.query.namespace)
           .filter((workload) => visible.has(workload.object.metadata?.namespace ?? ""))
           .map((workload) =>
-            discoveredWorkload(cluster.id, workload, flagsOf(workload.object.metadata?.namespace ?? "")),
+            discoveredWorkload(where, workload, flagsOf(workload.object.metadata?.namespace ?? "")),
           );
       },
     );
@@ -117,7 +119,7 @@ export function workloadRoutes(ctx: ApiContext) {
             `kind: ${namespace}/${name} names several workloads (${kinds}): add ?kind=`,
           );
         }
-        return workloadDetail(cluster.id, workload, cluster.flags.list(namespace));
+        return workloadDetail(deliveryCluster(cluster), workload, cluster.flags.list(namespace));
       },
     );
     done();

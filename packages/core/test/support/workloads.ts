@@ -6,6 +6,7 @@ import {
   observeDelivery,
   SIDECAR_CONTAINER_NAME,
   type Container,
+  type DeliveryCluster,
   type FeatureFlagResource,
   type FeatureFlagSpec,
   type Volume,
@@ -13,6 +14,9 @@ import {
   type WorkloadKind,
   type WorkloadPlan,
 } from "../../src/index.ts";
+
+/** The cluster the tests plan for: the local one, without a ClusterConnection's labels. */
+export const CLUSTER: DeliveryCluster = { id: "local", labels: {} };
 
 export interface WorkloadOptions {
   kind?: WorkloadKind;
