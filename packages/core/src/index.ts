@@ -19,6 +19,7 @@ export * from "./flag-view.ts";
 export * from "./flag-manifest.ts";
 export * from "./flag-defaults.ts";
 export * from "./flag-keys.ts";
+export * from "./flagd-file.ts";
 export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";

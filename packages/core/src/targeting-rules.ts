@@ -33,7 +33,8 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-function refsOf(value: unknown, found: Set<string> = new Set()): Set<string> {
+/** The evaluator names a rule refers to with {"$ref": name}, at any depth. */
+export function refsOf(value: unknown, found: Set<string> = new Set()): Set<string> {
   if (Array.isArray(value)) for (const item of value) refsOf(item, found);
   else if (typeof value === "object" && value !== null) {
     const ref = (value as Record<string, unknown>)["$ref"];
