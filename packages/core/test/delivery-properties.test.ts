@@ -80,7 +80,7 @@ const flags = fc
 
 const clusters: fc.Arbitrary<DeliveryCluster> = fc.record({
   id: fc.constantFrom("local", "east"),
-  labels: fc.constantFrom({}, { region: "eu" }),
+  labels: fc.constantFrom<Record<string, string>>({}, { region: "eu" }),
 });
 
 const workloads = fc
