@@ -18,6 +18,7 @@ import { QueryState } from "../ui/states.tsx";
 import { TypeSelect, ValueEditor, SelectorEditor, jsonHint } from "./editors.tsx";
 import {
   bodyFromForm,
+  evaluationDraft,
   emptyForm,
   formFromFlag,
   formProblems,
@@ -27,6 +28,8 @@ import {
 } from "./form-model.ts";
 import { flagHref } from "./list-model.ts";
 import { PreviewPanel } from "./PreviewPanel.tsx";
+import { TargetingEditor } from "./TargetingEditor.tsx";
+import { TryContextPanel } from "./TryContextPanel.tsx";
 import { useCreateFlag, useFlag, useUpdateFlag, type FlagAddress } from "./queries.ts";
 
 const KIND_LABEL: Record<DeliveryKind, { title: string; hint: string }> = {
@@ -236,6 +239,7 @@ function FlagEditor({ flag: opened, initial }: { flag: FlagView | undefined; ini
   const problems = formProblems(form);
   const ready = Object.keys(problems).length === 0;
   const body = bodyFromForm(form);
+  const draft = evaluationDraft(form);
   const update = (patch: Partial<FlagForm>) => {
     setForm((previous) => ({ ...previous, ...patch }));
     setTouched((previous) => new Set([...previous, ...Object.keys(patch)]));
@@ -247,6 +251,8 @@ function FlagEditor({ flag: opened, initial }: { flag: FlagView | undefined; ini
     "delivery.configMap.configMapName": "configMapName",
     "delivery.configMap.key": "configMapKey",
     "delivery.sidecar.port": "sidecarPort",
+    variants: "targeting",
+    defaultVariant: "targeting",
     [selectorField(form.kind)]: "labels",
   };
   const problem = (field: string) => {
@@ -294,7 +300,15 @@ function FlagEditor({ flag: opened, initial }: { flag: FlagView | undefined; ini
                 control={control}
                 value={form.type}
                 onChange={(type) => {
-                  update({ type, value: valueForType(type, form.value) });
+                  const variants = form.targeting.variants.map((row) => ({
+                    ...row,
+                    value: valueForType(type, row.value),
+                  }));
+                  update({
+                    type,
+                    value: valueForType(type, form.value),
+                    targeting: { ...form.targeting, variants },
+                  });
                 }}
               />
             )}
@@ -310,19 +324,39 @@ function FlagEditor({ flag: opened, initial }: { flag: FlagView | undefined; ini
             />
           </label>
         </div>
-        <Field label="Value" hint={jsonHint(form.type, form.value)} problem={problem("defaultValue")}>
-          {(control) => (
-            <ValueEditor
-              control={control}
-              type={form.type}
-              value={form.value}
-              onChange={(value) => {
-                update({ value });
-              }}
-            />
-          )}
-        </Field>
+        {form.targeting.variants.length > 0 ? (
+          <p className="hint">
+            Value: the default variant&apos;s, <code>{body.defaultValue}</code> (
+            {form.targeting.defaultVariant}).
+          </p>
+        ) : (
+          <Field label="Value" hint={jsonHint(form.type, form.value)} problem={problem("defaultValue")}>
+            {(control) => (
+              <ValueEditor
+                control={control}
+                type={form.type}
+                value={form.value}
+                onChange={(value) => {
+                  update({ value });
+                }}
+              />
+            )}
+          </Field>
+        )}
       </div>
+      <div className="card">
+        <TargetingEditor
+          type={form.type}
+          value={form.value}
+          targeting={form.targeting}
+          onChange={(targeting) => {
+            update({ targeting });
+          }}
+          problem={problem}
+          draft={draft}
+        />
+      </div>
+      <TryContextPanel draft={draft} />
       <div className="card">
         <DeliveryFields form={form} update={update} problem={problem} />
       </div>

@@ -20,6 +20,7 @@ import {
   type SortKey,
 } from "./list-model.ts";
 import { useFlags } from "./queries.ts";
+import { targetingSummary } from "./targeting-model.ts";
 
 const COLUMNS: { key: SortKey | undefined; label: string }[] = [
   { key: "name", label: "Name" },
@@ -83,6 +84,7 @@ function Filters({ view, update }: { view: ListView; update: (patch: Partial<Lis
 }
 
 function FlagRow({ flag }: { flag: FlagView }) {
+  const targeting = targetingSummary(flag);
   return (
     <tr>
       <td>
@@ -96,6 +98,11 @@ function FlagRow({ flag }: { flag: FlagView }) {
       <td>{flag.type}</td>
       <td className="mono clip" title={flag.defaultValue}>
         {valueSummary(flag.defaultValue)}
+        {targeting !== undefined && (
+          <span className="badge targeting" title="the value differs by context (targeting)">
+            {targeting}
+          </span>
+        )}
       </td>
       <td>{deliveryKind(flag.delivery)}</td>
       <td>

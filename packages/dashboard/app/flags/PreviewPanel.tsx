@@ -1,17 +1,14 @@
 import type { FlagCreateBody, PreviewEntry } from "@svc/core/browser";
-import { useEffect, useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Loading } from "../ui/states.tsx";
+import { useDebouncedCall } from "../ui/useDebouncedCall.ts";
 import { restartWarning } from "./form-model.ts";
 import { previewFlag, type FlagAddress } from "./queries.ts";
 
-type PreviewState =
-  | { status: "idle" }
-  | { status: "loading" }
-  | { status: "done"; entries: PreviewEntry[] }
-  | { status: "failed"; error: unknown };
-
-const DEBOUNCE_MS = 400;
+const preview = (request: string, signal: AbortSignal) => {
+  const { body, address } = JSON.parse(request) as { body: FlagCreateBody; address?: FlagAddress };
+  return previewFlag(body, address, signal).then((answer) => answer.preview);
+};
 
 /**
  * The blast radius of saving, before saving: the API's dry run of exactly the body the form
@@ -28,31 +25,8 @@ export function PreviewPanel({
   /** False while the form has problems of its own: nothing to preview yet. */
   ready: boolean;
 }) {
-  const [state, setState] = useState<PreviewState>({ status: "idle" });
   // Compared by value: the parent builds new objects on every render.
-  const key = JSON.stringify(body);
-  const addressKey = address === undefined ? "" : JSON.stringify(address);
-
-  useEffect(() => {
-    if (!ready) return;
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      setState({ status: "loading" });
-      const target = addressKey === "" ? undefined : (JSON.parse(addressKey) as FlagAddress);
-      previewFlag(JSON.parse(key) as FlagCreateBody, target, controller.signal).then(
-        (answer) => {
-          setState({ status: "done", entries: answer.preview });
-        },
-        (error: unknown) => {
-          if (!controller.signal.aborted) setState({ status: "failed", error });
-        },
-      );
-    }, DEBOUNCE_MS);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [key, ready, addressKey]);
+  const state = useDebouncedCall(ready ? JSON.stringify({ body, address }) : undefined, preview);
 
   return (
     <section className="card preview" aria-labelledby="preview-title" aria-live="polite">
@@ -63,10 +37,10 @@ export function PreviewPanel({
         <Loading what="the preview" />
       ) : state.status === "failed" ? (
         <ErrorMessage error={state.error} />
-      ) : state.entries.length === 0 ? (
+      ) : state.value.length === 0 ? (
         <p>No workload of this namespace matches the selector: nothing is delivered and nothing restarts.</p>
       ) : (
-        <PreviewTable entries={state.entries} />
+        <PreviewTable entries={state.value} />
       )}
     </section>
   );

@@ -21,6 +21,13 @@ import {
   type FlagView,
   type PreviewEntry,
 } from "@svc/core/browser";
+import {
+  NO_TARGETING,
+  targetingBody,
+  targetingFormOf,
+  targetingProblems,
+  type TargetingForm,
+} from "./targeting-model.ts";
 
 export interface LabelRow {
   key: string;
@@ -43,6 +50,8 @@ export interface FlagForm {
   /** Empty: the default port. */
   sidecarPort: string;
   labels: LabelRow[];
+  /** Variants and the rule; with variants, `value` is unused (the default variant's value is sent). */
+  targeting: TargetingForm;
 }
 
 /** Field name (as the API names it) → what is wrong with it. */
@@ -63,6 +72,7 @@ export function emptyForm(clusterId = "", namespace = ""): FlagForm {
     configMapKey: "",
     sidecarPort: "",
     labels: [{ key: "app", value: "" }],
+    targeting: NO_TARGETING,
   };
 }
 
@@ -90,6 +100,7 @@ export function formFromFlag(flag: FlagView): FlagForm {
     configMapKey: configMap?.key ?? "",
     sidecarPort: sidecar?.port === undefined ? "" : String(sidecar.port),
     labels: Object.entries(matchLabels).map(([key, value]) => ({ key, value })),
+    targeting: targetingFormOf(flag),
   };
 }
 
@@ -118,10 +129,33 @@ export function bodyFromForm(form: FlagForm): FlagCreateBody {
     namespace: form.namespace,
     clusterId: form.clusterId,
     type: form.type,
-    defaultValue: form.value,
     description: form.description,
     enabled: form.enabled,
     delivery: delivery(form),
+    ...targetingBody(form.targeting, form.value),
+  };
+}
+
+const IDENTITY_FIELDS = ["name", "namespace", "clusterId"] as const;
+
+/**
+ * The draft the API evaluates (POST /api/v1/flags/evaluate), or undefined while the form has
+ * problems other than its identity: identity fields not filled in yet are left out, so a rule
+ * is checked before the flag is named (a split buckets by the flag's key, its name: the
+ * answers of a rollout are the saved flag's once the name is typed).
+ */
+export function evaluationDraft(form: FlagForm): Partial<FlagCreateBody> | undefined {
+  const problems = formProblems(form);
+  const blocking = Object.keys(problems).filter(
+    (field) => !(IDENTITY_FIELDS as readonly string[]).includes(field),
+  );
+  if (blocking.length > 0) return undefined;
+  const { name, namespace, clusterId, ...spec } = bodyFromForm(form);
+  return {
+    ...spec,
+    ...(problems["name"] === undefined ? { name } : {}),
+    ...(problems["namespace"] === undefined ? { namespace } : {}),
+    ...(problems["clusterId"] === undefined ? { clusterId } : {}),
   };
 }
 
@@ -157,7 +191,9 @@ export function formProblems(form: FlagForm): FormProblems {
   if (form.clusterId === "") problems["clusterId"] = "clusterId: choose a cluster";
   if (!isDns1123Label(form.namespace)) problems["namespace"] = "namespace: choose a namespace";
   const valueProblem = defaultValueProblem(form.type, form.value);
-  if (valueProblem !== undefined) problems["defaultValue"] = `defaultValue: ${valueProblem}`;
+  if (valueProblem !== undefined && form.targeting.variants.length === 0)
+    problems["defaultValue"] = `defaultValue: ${valueProblem}`;
+  Object.assign(problems, targetingProblems(form.targeting, form.type));
   if (
     form.kind === "envVar" &&
     form.envVarName !== "" &&

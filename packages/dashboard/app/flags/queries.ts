@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
+import type { Evaluation } from "@svc/core/flagd";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
 
 /** Where a flag lives: a flag is a FeatureFlag in one namespace of one cluster. */
@@ -83,6 +84,15 @@ export function previewFlag(
         query: { clusterId: address.clusterId, dryRun: true },
         signal,
       });
+}
+
+/** What a context gets from a draft flag, by the API's evaluator (a 400 names a field of the draft). */
+export function evaluateDraft(
+  flag: Partial<FlagCreateBody>,
+  context: Record<string, unknown>,
+  signal?: AbortSignal,
+) {
+  return api<Evaluation>("/api/v1/flags/evaluate", { method: "POST", body: { flag, context }, signal });
 }
 
 export function useToggleFlag() {
