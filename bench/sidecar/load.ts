@@ -22,10 +22,20 @@ export interface LoadResult {
 }
 
 /** The load generator (autocannon or wrk) on CPU 1, 50 connections, loopback; and the sidecar's CPU use meanwhile. */
-export function load(tool: LoadTool, pid: number, url: string, seconds: number, post?: string): LoadResult {
-  const cpuBefore = cpuSeconds(pid);
-  const measured = tool === "wrk" ? wrk(url, seconds, post) : autocannon(url, seconds, post);
-  const cpu = cpuSeconds(pid) - cpuBefore;
+export function load(
+  tool: LoadTool,
+  pid: number | readonly number[],
+  url: string,
+  seconds: number,
+  post?: string,
+  headers: Record<string, string> = {},
+): LoadResult {
+  // A server of several processes (a proxy and its upstream) is measured on all their CPU.
+  const cpuOfAll = () => [pid].flat().reduce((sum, one) => sum + cpuSeconds(one), 0);
+  const cpuBefore = cpuOfAll();
+  const measured =
+    tool === "wrk" ? wrk(url, seconds, post, headers) : autocannon(url, seconds, post, headers);
+  const cpu = cpuOfAll() - cpuBefore;
   return {
     requestsPerSecond: Math.round(measured.total / measured.seconds),
     requestsPerCpuSecond: Math.round(measured.total / cpu),
@@ -46,7 +56,12 @@ interface Measured {
   non2xx: number;
 }
 
-function autocannon(url: string, seconds: number, post?: string): Measured {
+function autocannon(
+  url: string,
+  seconds: number,
+  post: string | undefined,
+  headers: Record<string, string>,
+): Measured {
   const argv = [
     "-c",
     "1",
@@ -58,6 +73,7 @@ function autocannon(url: string, seconds: number, post?: string): Measured {
     String(seconds),
   ];
   if (post !== undefined) argv.push("-m", "POST", "-H", "content-type=application/json", "-b", post);
+  for (const [name, value] of Object.entries(headers)) argv.push("-H", `${name}=${value}`);
   argv.push(url);
   const out = execFileSync("taskset", argv, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   const result = JSON.parse(out) as {
@@ -77,8 +93,14 @@ function autocannon(url: string, seconds: number, post?: string): Measured {
   };
 }
 
-function wrk(url: string, seconds: number, post?: string): Measured {
+function wrk(
+  url: string,
+  seconds: number,
+  post: string | undefined,
+  headers: Record<string, string>,
+): Measured {
   const argv = ["-c", "1", "wrk", "-t1", "-c50", `-d${seconds}s`, "--latency"];
+  for (const [name, value] of Object.entries(headers)) argv.push("-H", `${name}: ${value}`);
   if (post !== undefined) {
     const script = join(tmpdir(), "svc-bench-post.lua");
     writeFileSync(
