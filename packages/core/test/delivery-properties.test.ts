@@ -78,6 +78,24 @@ const flags = fc
     ),
   );
 
+/** An enabled, targeted flag: the candidate whose per-workload values the preview must show. */
+const targetedFlag = fc
+  .record({
+    name: fc.constantFrom("a", "b", "c"),
+    delivery,
+    value: fc.constantFrom("1", '{"x":1}'),
+    targeting: fc.constantFrom(...rules),
+  })
+  .map((f) =>
+    flag(f.name, f.delivery, {
+      type: "json",
+      defaultValue: f.value,
+      variants: { on: '"on"', off: f.value },
+      defaultVariant: "off",
+      targeting: f.targeting,
+    }),
+  );
+
 const clusters: fc.Arbitrary<DeliveryCluster> = fc.record({
   id: fc.constantFrom("local", "east"),
   labels: fc.constantFrom<Record<string, string>>({}, { region: "eu" }),
@@ -195,9 +213,7 @@ describe("delivery properties", () => {
 
   it("previews per workload the value that delivery then gives it, targeting evaluated", () => {
     fc.assert(
-      fc.property(clusters, workloads, flags, flags, (cluster, targets, stored, candidates) => {
-        const candidate = candidates[0];
-        if (candidate === undefined) return;
+      fc.property(clusters, workloads, flags, targetedFlag, (cluster, targets, stored, candidate) => {
         const converged = targets.map((t) => deliver(t, stored, cluster));
         const preview = previewFlag({ candidate, workloads: converged, namespaceFlags: stored, cluster });
         const after = [...stored.filter((f) => f.metadata.name !== candidate.metadata.name), candidate];
