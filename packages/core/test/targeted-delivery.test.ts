@@ -32,7 +32,8 @@ const webs = (count: number) =>
   Array.from({ length: count }, (_, i) =>
     workload(`web-${String(i).padStart(2, "0")}`, { labels: { ...web, tier: i % 2 ? "back" : "front" } }),
   );
-const modeOf = (flags: FeatureFlagResource[], cluster: DeliveryCluster, target = webs(1)[0]!) =>
+const first = workload("web-00", { labels: { ...web, tier: "front" } });
+const modeOf = (flags: FeatureFlagResource[], cluster: DeliveryCluster, target = first) =>
   planWorkload(target, flags, cluster).env.find((e) => e.name === "MODE")?.value;
 
 describe("targeted envVar delivery", () => {
@@ -103,7 +104,7 @@ describe("targeted envVar delivery", () => {
 
   it("delivers the defaultValue when the rule fails, and says so in the flag's outcome", () => {
     const failing = envFlag("mode", { targeting: { if: [true, { var: "labels" }, "a"] } });
-    const plan = planWorkload(webs(1)[0]!, [failing], east);
+    const plan = planWorkload(first, [failing], east);
     expect(plan.env[0]?.value).toBe("b");
     expect(plan.flags[0]?.message).toMatch(/^targeting failed \(GENERAL/);
     expect(plan.flags[0]?.value).toBe("b");
