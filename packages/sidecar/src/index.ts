@@ -12,8 +12,7 @@ import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
 import { installLingeringClose } from "@svc/core/lingering-close";
-import { installFastPath } from "./fast-path.ts";
-import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, isLoopback, type HttpTimeouts } from "./server.ts";
+import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
 import { ChangeStream } from "./stream.ts";
 import { runWatchLoop } from "./watch.ts";
@@ -80,21 +79,6 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
     remoteReads: options.remoteReads,
   });
   const server = http.server;
-  // The fast path works on node:http's own connection handling; other runtimes (Bun) serve
-  // node:http natively and go without it.
-  const fastPath =
-    process.versions["bun"] === undefined
-      ? installFastPath(
-          server,
-          http.readFlags,
-          (read) => {
-            stats.requests[read.route]++;
-          },
-          // Remote peers may be refused flags: node:http's handler decides for them.
-          (socket) => options.remoteReads || isLoopback(socket.remoteAddress),
-        )
-      : undefined;
-  // After the fast path, which takes node:http's own connection listener.
   installLingeringClose(server);
   server.listen(options.port, options.host);
   await once(server, "listening");
@@ -136,9 +120,8 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
     stats,
     close: async () => {
       const closed = once(server, "close");
-      // Stop accepting; node:http closes its idle connections, the fast path its own (all idle).
+      // Stop accepting; node:http closes its idle connections.
       server.close();
-      fastPath?.closeIdle();
       // Streams end (clients reconnect elsewhere); each response that finishes now leaves an idle
       // connection, closed by the sweep; whatever is still busy after the grace period (a
       // half-sent request, a client slow to read) is cut.

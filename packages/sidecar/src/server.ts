@@ -124,12 +124,6 @@ export interface FlagRead {
 
 export interface SidecarHttp {
   server: Server;
-  /**
-   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the route and
-   * prepared response, undefined for any other path. Counts nothing (the caller counts what it
-   * answers), so the fast path can look up a whole packet before it decides to answer it.
-   */
-  readFlags: (path: string) => FlagRead | undefined;
 }
 
 export function createSidecarServer(parts: ServerParts): SidecarHttp {
@@ -137,6 +131,10 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
   const flagNotFoundResponse = (name: string) =>
     errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
 
+  /**
+   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the route and
+   * prepared response, undefined for any other path.
+   */
   const readFlags = (path: string): FlagRead | undefined => {
     if (path === "/healthz") {
       // Ready once the first list is done; stays ready through API outages (the flags are still served).
@@ -258,5 +256,5 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     answerClientError(error, socket, () => clientErrorAnswer(error));
   });
-  return { server, readFlags };
+  return { server };
 }

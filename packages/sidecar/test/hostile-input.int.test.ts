@@ -4,8 +4,7 @@
 // nested 5,000 deep or with __proto__ / constructor keys, odd content types, HTTP/1.0. Whatever
 // arrives: never a 5xx, never a hang, every error a JSON body ({error}, or OFREP's
 // {errorCode, errorDetails} for an evaluation), and no FeatureFlag changes (the sidecar only
-// reads). The byte-level behaviour of the read fast path is fast-path-differential's; refusal of
-// non-loopback peers is the node e2e suite's (only loopback is reachable here).
+// reads). Refusal of non-loopback peers is the node e2e suite's (only loopback is reachable here).
 //
 // Fewer inputs while developing: SVC_HOSTILE_RUNS (default 150 per route).
 import { CustomObjectsApi } from "@kubernetes/client-node";

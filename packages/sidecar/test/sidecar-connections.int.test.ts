@@ -1,5 +1,4 @@
-// Slow, oversized and unfinished requests on the real sidecar (fast path and node:http behind
-// it), and shutdown with every kind of connection open. The timeouts are shortened so that a
+// Slow, oversized and unfinished requests on the real sidecar, and shutdown with every kind of connection open. The timeouts are shortened so that a
 // slow client is judged in seconds instead of the production 10 s and 30 s.
 import { installCrds } from "@svc/kube";
 import { pino } from "pino";
@@ -153,10 +152,9 @@ describe("metrics", () => {
     return Number(/^svc_sidecar_http_requests_total\{route="value"\} (\d+)$/m.exec(text)?.[1]);
   };
 
-  it("counts a read once when the fast path hands its packet over to node:http", async () => {
+  it("counts a read once when it arrives in one packet with a stream request", async () => {
     const before = await valueReads();
     const client = await rawConnection(sidecar.port);
-    // The fast path could answer the first request, not the second (a stream): node:http answers both.
     await client.send(`${GET_VALUE}GET /flags/stream HTTP/1.1\r\nHost: x\r\n\r\n`);
     await eventually(poll(client.statuses), (s) => s.length === 2, "both answers");
     client.socket.destroy();

@@ -356,7 +356,7 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     }
   });
 
-  it("answers pipelined reads on the fast path, then hands the connection to node:http intact", async () => {
+  it("answers pipelined reads, then a POST sent byte by byte, on one connection", async () => {
     await flags.create("piped", "string", "yes");
     await eventually(
       () => flagObject("piped"),
@@ -364,7 +364,7 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
       "the flag",
     );
     const client = await rawConnection(sidecar.port);
-    // Two reads in one packet: answered by the fast path.
+    // Two reads in one packet.
     await client.send(
       "GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\nGET /flags/nope HTTP/1.1\r\nHost: x\r\n\r\n",
     );
@@ -373,8 +373,7 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
       /^HTTP\/1\.1 200 OK\r\n.*Content-Length: 3\r\nDate: [^\r]+ GMT\r\n.*\r\n\r\nyes/s,
     );
     expect(client.statuses()).toEqual([200, 404]);
-    // A POST with a body, sent one byte per packet: node:http takes over the connection at the
-    // first byte and reads the rest from the socket itself.
+    // A POST with a body, sent one byte per packet, on the same connection.
     await client.trickle(
       "POST /ofrep/v1/evaluate/flags/piped HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
       1,
