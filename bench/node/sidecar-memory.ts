@@ -4,13 +4,15 @@
 // beside it counts them). The floor, in the same run and on the same node: a bare Bun HTTP
 // server in a container of the same image.
 //
-//   node bench/node/sidecar-memory.ts [--flags 10,1000,5000] [--settle 10]
+//   node bench/node/sidecar-memory.ts [--flags 10,1000,5000] [--targeted 5000] [--settle 10]
+//
+// --targeted: that many flags with two variants and a rule (every other one a 50/50 fractional
+// split, the others an `if` on a tenant attribute) for a second sidecar, in a namespace of their
+// own; measured once loaded and once more after one OFREP bulk evaluation has evaluated them all.
 //
 // Needs what a local node needs (root, make node-deps, make images). Working set is what the
 // kubelet reports and evicts by: usage minus inactive page cache; rss is anonymous memory.
 // Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   AppsV1Api,
@@ -38,63 +40,30 @@ import {
 } from "@svc/kube/testing";
 import { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, runOperator } from "@svc/operator";
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
+import { sidecarRelay } from "../../test/support/sidecar-relay.ts";
 import { pool } from "../support/pool.ts";
+import { cgroupMemory, type CgroupMemory } from "./cgroup-memory.ts";
 
 const { values: args } = parseArgs({
   options: {
     flags: { type: "string", default: "10,1000,5000" },
     settle: { type: "string", default: "10" },
+    targeted: { type: "string", default: "5000" },
   },
 });
 const flagCounts = args.flags.split(",").map(Number);
 const settleMs = Number(args.settle) * 1000;
+const targetedCount = Number(args.targeted);
 const NAMESPACE = "bench";
+/** The targeted flags' namespace: a sidecar serves every flag of its namespace. */
+const TARGETED_NAMESPACE = "bench-targeted";
 const SIDECAR_PORT = 8514;
-const MB = 1024 * 1024;
+const RELAY_PORT = 8515;
 
 const missing = localNodeUnavailable({ imageArchives: localImageArchives() });
 if (missing.length > 0) {
   process.stderr.write(`this machine cannot run a local node; missing:\n- ${missing.join("\n- ")}\n`);
   process.exit(1);
-}
-
-interface CgroupMemory {
-  usageMb: number;
-  workingSetMb: number;
-  rssMb: number;
-}
-
-/** The memory cgroup (v1) of a container: the folder named by its id under kubepods. */
-function findCgroup(dir: string, containerId: string, depth = 0): string | undefined {
-  if (depth > 4) return undefined;
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (!statSync(path).isDirectory()) continue;
-    if (entry === containerId) return path;
-    const found = findCgroup(path, containerId, depth + 1);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-function cgroupMemory(pod: V1Pod, container: string): CgroupMemory {
-  const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
-  const id = statuses.find((s) => s.name === container)?.containerID?.replace(/^containerd:\/\//, "") ?? "";
-  const dir = findCgroup("/sys/fs/cgroup/memory/kubepods", id);
-  if (dir === undefined) throw new Error(`no memory cgroup for container ${container} (${id})`);
-  const usage = Number(readFileSync(join(dir, "memory.usage_in_bytes"), "utf8"));
-  const stat = Object.fromEntries(
-    readFileSync(join(dir, "memory.stat"), "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => line.split(" ") as [string, string]),
-  );
-  const inactiveFile = Number(stat["total_inactive_file"] ?? 0);
-  return {
-    usageMb: usage / MB,
-    workingSetMb: (usage - inactiveFile) / MB,
-    rssMb: Number(stat["total_rss"] ?? 0) / MB,
-  };
 }
 
 const template = (app: string, containers: V1Container[]) => ({
@@ -106,38 +75,76 @@ const template = (app: string, containers: V1Container[]) => ({
   },
 });
 
+const withSidecar = (p: V1Pod) =>
+  p.spec?.initContainers?.some((c) => c.name === SIDECAR_CONTAINER_NAME) === true;
+
 async function readyPod(
   kc: KubeConfig,
   app: string,
   check: (pod: V1Pod) => boolean = () => true,
+  namespace = NAMESPACE,
 ): Promise<V1Pod> {
   const core = kc.makeApiClient(CoreV1Api);
   const pods = await waitFor(
-    async () => (await core.listNamespacedPod({ namespace: NAMESPACE, labelSelector: `app=${app}` })).items,
+    async () => (await core.listNamespacedPod({ namespace, labelSelector: `app=${app}` })).items,
     (items) => items.length === 1 && items.every((p) => isReady(p) && check(p)),
     { what: `pod of ${app} ready`, timeoutMs: 180_000, intervalMs: 500 },
   );
   return pods[0] as V1Pod;
 }
 
-async function createFlags(kc: KubeConfig, from: number, to: number): Promise<void> {
+const sidecarDelivery = (app: string) => ({
+  sidecar: { port: SIDECAR_PORT, selector: { matchLabels: { app } } },
+});
+
+const staticSpec = (i: number) => ({
+  type: "string",
+  defaultValue: `value ${i} of a flag served by the sidecar`,
+  delivery: sidecarDelivery("app"),
+});
+
+/** A targeted flag: two variants, and every other flag a 50/50 fractional split or a tenant rule. */
+function targetedSpec(i: number) {
+  const variants = { a: `value ${i} a of a targeted flag`, b: `value ${i} b of a targeted flag` };
+  const targeting =
+    i % 2 === 0
+      ? {
+          fractional: [
+            ["a", 50],
+            ["b", 50],
+          ],
+        }
+      : { if: [{ in: [{ var: "tenant" }, [`tenant-${i}`, `tenant-${i + 1}`]] }, "b", "a"] };
+  return {
+    type: "string",
+    defaultValue: variants.a,
+    variants,
+    defaultVariant: "a",
+    targeting,
+    delivery: sidecarDelivery("targeted"),
+  };
+}
+
+async function createFlags(
+  kc: KubeConfig,
+  namespace: string,
+  from: number,
+  to: number,
+  spec: (i: number) => object,
+): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const indexes = Array.from({ length: to - from }, (_, i) => from + i);
   await pool(indexes, 16, async (i) => {
     await api.createNamespacedCustomObject({
       group: API_GROUP,
       version: API_VERSION,
-      namespace: NAMESPACE,
+      namespace,
       plural: FEATURE_FLAG.plural,
       body: {
         apiVersion: API_GROUP_VERSION,
         kind: FEATURE_FLAG.kind,
         metadata: { name: `flag-${String(i).padStart(5, "0")}` },
-        spec: {
-          type: "string",
-          defaultValue: `value ${i} of a flag served by the sidecar`,
-          delivery: { sidecar: { port: SIDECAR_PORT, selector: { matchLabels: { app: "app" } } } },
-        },
+        spec: spec(i),
       },
     });
   });
@@ -187,34 +194,60 @@ try {
   };
   await apps.createNamespacedDeployment({ namespace: NAMESPACE, body: template("floor", [bareServer]) });
 
-  const rows: { flags: number; sidecar: CgroupMemory; floor: CgroupMemory }[] = [];
-  let created = 0;
-  for (const count of flagCounts) {
-    await createFlags(kc, created, count);
-    created = count;
-    const pod = await readyPod(
-      kc,
-      "app",
-      (p) => p.spec?.initContainers?.some((c) => c.name === SIDECAR_CONTAINER_NAME) === true,
-    );
-    const name = pod.metadata?.name ?? "";
-    await waitFor(
-      () => servedCount(kc, name),
-      (served) => served === count,
-      {
-        what: `the sidecar serving ${count} flags`,
-        timeoutMs: 180_000,
-        intervalMs: 1000,
-      },
-    );
+  const rows: { flags: string; sidecar: CgroupMemory; floor: CgroupMemory }[] = [];
+  const measure = async (flags: string, pod: V1Pod) => {
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const floorPod = await readyPod(kc, "floor");
     rows.push({
-      flags: count,
+      flags,
       sidecar: cgroupMemory(pod, SIDECAR_CONTAINER_NAME),
       floor: cgroupMemory(floorPod, "floor"),
     });
-    process.stderr.write(`measured with ${count} flags\n`);
+    process.stderr.write(`measured: ${flags}\n`);
+  };
+  const serving = (count: number, served: () => Promise<number>) =>
+    waitFor(served, (n) => n === count, {
+      what: `the sidecar serving ${count} flags`,
+      timeoutMs: 180_000,
+      intervalMs: 1000,
+    });
+
+  let created = 0;
+  for (const count of flagCounts) {
+    await createFlags(kc, NAMESPACE, created, count, staticSpec);
+    created = count;
+    const pod = await readyPod(kc, "app", withSidecar);
+    await serving(count, () => servedCount(kc, pod.metadata?.name ?? ""));
+    await measure(`${count} static`, pod);
+  }
+
+  if (targetedCount > 0) {
+    // Its own sidecar, reached from here through a relay container in its pod.
+    await ensureNamespace(kc, TARGETED_NAMESPACE);
+    await apps.createNamespacedDeployment({
+      namespace: TARGETED_NAMESPACE,
+      body: template("targeted", [sidecarRelay(SIDECAR_PORT, RELAY_PORT)]),
+    });
+    await createFlags(kc, TARGETED_NAMESPACE, 0, targetedCount, targetedSpec);
+    const pod = await readyPod(kc, "targeted", withSidecar, TARGETED_NAMESPACE);
+    const base = `http://${pod.status?.podIP ?? ""}:${RELAY_PORT}`;
+    await serving(targetedCount, async () => {
+      const flags = await fetch(`${base}/flags`)
+        .then((r): Promise<unknown> => r.json())
+        .catch(() => []);
+      return Array.isArray(flags) ? flags.length : 0;
+    });
+    await measure(`${targetedCount} targeted, loaded`, pod);
+    // A rule compiled only when first evaluated would show here: OFREP's bulk evaluates them all.
+    const bulk = await fetch(`${base}/ofrep/v1/evaluate/flags`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ context: { targetingKey: "user-1", tenant: "tenant-1" } }),
+    });
+    const evaluated = ((await bulk.json()) as { flags?: unknown[] }).flags?.length ?? 0;
+    if (bulk.status !== 200 || evaluated !== targetedCount)
+      throw new Error(`bulk evaluation answered ${bulk.status} with ${evaluated} flags`);
+    await measure(`${targetedCount} targeted, each evaluated once`, pod);
   }
   await operator.close();
 
