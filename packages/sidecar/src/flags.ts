@@ -3,8 +3,11 @@
 // changes the stream and the precomputed responses follow.
 import type { FeatureFlagSpec, FlagType } from "@svc/core";
 import { FLAG_TYPES, isEnabled } from "@svc/core/basics";
-import type { SidecarFlag } from "./sidecar-flag.ts";
+import type { EvaluationContext } from "@openfeature/core";
+import type { FlagRules, SidecarFlag } from "./sidecar-flag.ts";
+import { createHash } from "node:crypto";
 import {
+  ofrepEvaluation,
   renderFlag,
   renderFlagList,
   renderOfrepBulk,
@@ -15,8 +18,10 @@ import {
 /** The parts of a FeatureFlag object the sidecar reads (the rest of the resource is ignored). */
 export interface FeatureFlagObject {
   metadata?: { name?: string; resourceVersion?: string };
-  spec?: Partial<Pick<FeatureFlagSpec, "type" | "defaultValue" | "enabled">>;
+  spec?: Partial<Pick<FeatureFlagSpec, "type" | "defaultValue" | "enabled" | "key" | keyof FlagRules>>;
 }
+
+const RULE_FIELDS = ["variants", "defaultVariant", "targeting", "evaluators", "metadata"] as const;
 
 /**
  * The sidecar flag of a FeatureFlag object, or undefined when the object lacks what a flag
@@ -30,11 +35,29 @@ export function toSidecarFlag(object: FeatureFlagObject): SidecarFlag | undefine
   const { type, defaultValue } = spec;
   if (typeof defaultValue !== "string" || !(FLAG_TYPES as readonly unknown[]).includes(type))
     return undefined;
-  return { name, type: type as FlagType, value: defaultValue, disabled: !isEnabled(spec) };
+  const flag: SidecarFlag = {
+    name,
+    key: spec.key ?? name,
+    type: type as FlagType,
+    value: defaultValue,
+    disabled: !isEnabled(spec),
+  };
+  for (const field of RULE_FIELDS) {
+    if (spec[field] !== undefined) Object.assign(flag, { [field]: spec[field] });
+  }
+  return flag;
 }
 
+/** Whether two flags serve and evaluate alike (a change of a rule alone is a change). */
 export function sameFlag(a: SidecarFlag, b: SidecarFlag): boolean {
-  return a.name === b.name && a.type === b.type && a.value === b.value && a.disabled === b.disabled;
+  return (
+    a.name === b.name &&
+    a.key === b.key &&
+    a.type === b.type &&
+    a.value === b.value &&
+    a.disabled === b.disabled &&
+    RULE_FIELDS.every((field) => JSON.stringify(a[field]) === JSON.stringify(b[field]))
+  );
 }
 
 /** One change of the state, numbered by the state's revision (1, 2, 3, ... in order). */
@@ -47,6 +70,8 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 /** A flag with every response about it rendered once, when it changed. */
 export interface FlagEntry extends RenderedFlag {
   flag: SidecarFlag;
+  /** SHA-256 of the flag's definition, a term of the state's configEtag. */
+  digest: Buffer;
 }
 
 /**
@@ -60,7 +85,13 @@ export class FlagState {
   // so a burst of changes (a relist of thousands of flags) renders them once, not per change.
   #sorted: FlagEntry[] | undefined;
   #list: PreparedResponse | undefined;
-  #ofrepBulk: { response: PreparedResponse; etag: string } | undefined;
+  #byKey: Map<string, FlagEntry> | undefined;
+  #byKeySorted: FlagEntry[] | undefined;
+  #anyTargeted = false;
+  // The bulk answer when no flag is targeted: the same for every context.
+  #staticBulk: { response: PreparedResponse; etag: string } | undefined;
+  // XOR of every entry's digest: kept per change in O(1), equal for equal flag sets.
+  #configDigest = Buffer.alloc(32);
 
   get revision(): number {
     return this.#revision;
@@ -76,9 +107,7 @@ export class FlagState {
 
   /** All entries in name order (stable for lists and ETags). */
   entries(): readonly FlagEntry[] {
-    this.#sorted ??= [...this.#entries.values()].sort((a, b) =>
-      a.flag.name < b.flag.name ? -1 : a.flag.name > b.flag.name ? 1 : 0,
-    );
+    this.#sorted ??= [...this.#entries.values()].sort((a, b) => compare(a.flag.name, b.flag.name));
     return this.#sorted;
   }
 
@@ -88,10 +117,43 @@ export class FlagState {
     return this.#list;
   }
 
-  /** POST /ofrep/v1/evaluate/flags, and its ETag. */
-  ofrepBulk(): { response: PreparedResponse; etag: string } {
-    this.#ofrepBulk ??= renderOfrepBulk(this.entries());
-    return this.#ofrepBulk;
+  /**
+   * The entry OFREP serves under a flagd key (spec.key, else the name). Two FeatureFlags with
+   * the same key: the one whose name sorts first (docs/sidecar.md, "OFREP mapping").
+   */
+  byKey(key: string): FlagEntry | undefined {
+    this.#byKey ??= this.#indexByKey();
+    return this.#byKey.get(key);
+  }
+
+  /** POST /ofrep/v1/evaluate/flags for a context, and its ETag. */
+  ofrepBulk(context: EvaluationContext): { response: PreparedResponse; etag: string } {
+    this.#byKey ??= this.#indexByKey();
+    this.#byKeySorted ??= [...this.#byKey.values()].sort((a, b) => compare(a.flag.key, b.flag.key));
+    if (this.#anyTargeted) {
+      return renderOfrepBulk(this.#byKeySorted.map((entry) => ofrepEvaluation(entry, context).text));
+    }
+    this.#staticBulk ??= renderOfrepBulk(this.#byKeySorted.map((entry) => ofrepEvaluation(entry, {}).text));
+    return this.#staticBulk;
+  }
+
+  /**
+   * A tag of everything OFREP evaluates (every flag's definition): sent with each OFREP
+   * change event, equal across replicas with equal flags.
+   */
+  configEtag(): string {
+    return `"${this.#configDigest.toString("base64url").slice(0, 27)}"`;
+  }
+
+  #indexByKey(): Map<string, FlagEntry> {
+    const index = new Map<string, FlagEntry>();
+    let anyTargeted = false;
+    for (const entry of this.entries()) {
+      if (!index.has(entry.flag.key)) index.set(entry.flag.key, entry);
+      if (entry.ofrepStatic === undefined) anyTargeted = true;
+    }
+    this.#anyTargeted = anyTargeted;
+    return index;
   }
 
   /** Applies one watch event. */
@@ -125,13 +187,19 @@ export class FlagState {
   #upsert(flag: SidecarFlag): FlagChange[] {
     const current = this.#entries.get(flag.name);
     if (current && sameFlag(current.flag, flag)) return [];
-    this.#entries.set(flag.name, { flag, ...renderFlag(flag) });
+    const digest = createHash("sha256").update(JSON.stringify(flag)).digest();
+    if (current) xorInto(this.#configDigest, current.digest);
+    xorInto(this.#configDigest, digest);
+    this.#entries.set(flag.name, { flag, digest, ...renderFlag(flag) });
     this.#invalidate();
     return [{ kind: "update", revision: ++this.#revision, flag }];
   }
 
   #delete(name: string): FlagChange[] {
-    if (!this.#entries.delete(name)) return [];
+    const current = this.#entries.get(name);
+    if (!current) return [];
+    this.#entries.delete(name);
+    xorInto(this.#configDigest, current.digest);
     this.#invalidate();
     return [{ kind: "delete", revision: ++this.#revision, name }];
   }
@@ -139,6 +207,16 @@ export class FlagState {
   #invalidate(): void {
     this.#sorted = undefined;
     this.#list = undefined;
-    this.#ofrepBulk = undefined;
+    this.#byKey = undefined;
+    this.#byKeySorted = undefined;
+    this.#staticBulk = undefined;
   }
+}
+
+function xorInto(target: Buffer, term: Buffer): void {
+  for (let i = 0; i < target.length; i++) target[i] = (target[i] ?? 0) ^ (term[i] ?? 0);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

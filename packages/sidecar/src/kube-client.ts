@@ -173,7 +173,17 @@ function slim(object: FeatureFlagObject): FeatureFlagObject {
   const { metadata, spec } = object;
   return {
     metadata: { name: metadata?.name, resourceVersion: metadata?.resourceVersion },
-    spec: { type: spec?.type, defaultValue: spec?.defaultValue, enabled: spec?.enabled },
+    spec: {
+      type: spec?.type,
+      defaultValue: spec?.defaultValue,
+      enabled: spec?.enabled,
+      key: spec?.key,
+      variants: spec?.variants,
+      defaultVariant: spec?.defaultVariant,
+      targeting: spec?.targeting,
+      evaluators: spec?.evaluators,
+      metadata: spec?.metadata,
+    },
   };
 }
 

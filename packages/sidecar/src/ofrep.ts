@@ -1,13 +1,15 @@
-// OpenFeature Remote Evaluation Protocol (OFREP) answers for one flag. Flags here are static
-// (no targeting), so the evaluation context is never needed: every answer depends on the flag
-// alone and is rendered once per change.
+// OpenFeature Remote Evaluation Protocol (OFREP) answers: flagd-core's evaluation of a flag
+// (packages/core/src/flagd.ts) in OFREP's shapes, and the checks of an evaluation request.
+// Static flags are evaluated once per change; targeted ones once per request (responses.ts).
 import { createHash } from "node:crypto";
 import { defaultValueProblem } from "@svc/core/basics";
+import { STATIC_VARIANT, type Evaluation } from "@svc/core/flagd";
+import type { EvaluationContext } from "@openfeature/core";
 import type { SidecarFlag } from "./sidecar-flag.ts";
 
 /** An OFREP evaluation result as JSON text, with the HTTP status of a single evaluation. */
 export interface OfrepEvaluation {
-  status: 200 | 400;
+  status: 200 | 400 | 404;
   text: string;
 }
 
@@ -23,29 +25,59 @@ export function typedValueText(flag: Pick<SidecarFlag, "type" | "value">): strin
 }
 
 /**
- * A flag's evaluation. Enabled: reason STATIC and the typed value. Disabled: reason DISABLED and
- * no value, which OFREP defines as "use the code default" (DESIGN.md §5: a disabled flag is
- * withdrawn). A value that does not parse: PARSE_ERROR.
+ * flagd's OFREP answer for an evaluation (flagd's core/pkg/service/ofrep): a success is
+ * `{key, value, variant, reason, metadata}` (DISABLED: no value, "use the code default"); a
+ * failure `{key, errorCode, errorDetails, metadata}`, 404 for FLAG_NOT_FOUND and 400 otherwise.
+ * The value is the variant's stored text, so an integer keeps all its digits; a stored value that
+ * does not parse as the flag's type answers PARSE_ERROR.
  */
-export function evaluate(flag: SidecarFlag): OfrepEvaluation {
-  const key = JSON.stringify(flag.name);
-  if (flag.disabled) return { status: 200, text: `{"key":${key},"reason":"DISABLED"}` };
-  const value = typedValueText(flag);
-  if (value === undefined) {
-    const details = JSON.stringify(`the value of flag ${flag.name} is not valid ${flag.type}`);
-    return { status: 400, text: `{"key":${key},"errorCode":"PARSE_ERROR","errorDetails":${details}}` };
+export function renderEvaluation(flag: SidecarFlag, evaluation: Evaluation): OfrepEvaluation {
+  const { key, metadata } = evaluation;
+  if (evaluation.errorCode !== undefined) {
+    const details = evaluation.errorDetails ?? evaluation.errorCode;
+    return failure(key, evaluation.errorCode, details, metadata);
   }
-  return { status: 200, text: `{"key":${key},"reason":"STATIC","value":${value}}` };
+  const head = `{"key":${JSON.stringify(key)}`;
+  const tail = `,"reason":"${evaluation.reason}","metadata":${JSON.stringify(metadata)}}`;
+  if (evaluation.value === undefined) return { status: 200, text: head + tail };
+  const variant = evaluation.variant;
+  const stored = variant === undefined ? undefined : storedValue(flag, variant);
+  const value =
+    stored === undefined
+      ? JSON.stringify(evaluation.value)
+      : typedValueText({ type: flag.type, value: stored });
+  if (value === undefined) {
+    return failure(key, "PARSE_ERROR", `the value of flag ${key} is not valid ${flag.type}`, metadata);
+  }
+  const named = variant === undefined ? "" : `,"variant":${JSON.stringify(variant)}`;
+  return { status: 200, text: `${head},"value":${value}${named}${tail}` };
+}
+
+/** The text a variant holds (a flag without variants has one, STATIC_VARIANT: its defaultValue). */
+function storedValue(flag: SidecarFlag, variant: string): string | undefined {
+  if (flag.variants === undefined) return variant === STATIC_VARIANT ? flag.value : undefined;
+  return Object.hasOwn(flag.variants, variant) ? flag.variants[variant] : undefined;
+}
+
+function failure(key: string, errorCode: string, errorDetails: string, metadata: object): OfrepEvaluation {
+  return {
+    status: errorCode === "FLAG_NOT_FOUND" ? 404 : 400,
+    text: JSON.stringify({ key, errorCode, errorDetails, metadata }),
+  };
 }
 
 /** The 404 body for a key that names no flag of the namespace. */
 export function flagNotFound(key: string, namespace: string): string {
-  return evaluationFailure(key, "FLAG_NOT_FOUND", `flag ${key} not found in namespace ${namespace}`);
+  return failure(key, "FLAG_NOT_FOUND", `flag ${key} not found in namespace ${namespace}`, {}).text;
 }
 
-/** The bulk evaluation body: every flag's evaluation, in the given (name) order. */
-export function bulkBody(evaluations: readonly string[]): string {
-  return `{"flags":[${evaluations.join(",")}]}`;
+/**
+ * The bulk evaluation body: every flag's evaluation, in key order, and the OFREP event stream
+ * (protocol ADR-0008) that tells a provider when to refetch, relative to its OFREP base URL.
+ */
+export function bulkBody(evaluations: readonly string[], eventsPath: string): string {
+  const streams = JSON.stringify([{ type: "sse", endpoint: { requestUri: eventsPath } }]);
+  return `{"flags":[${evaluations.join(",")}],"eventStreams":${streams}}`;
 }
 
 /** A strong ETag from the body's content: equal bodies get equal tags, across restarts and replicas. */
@@ -62,26 +94,75 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(",").some((tag) => opaque(tag) === wanted);
 }
 
+/** Bounds of an evaluation context (docs/sidecar.md, "OFREP mapping"). */
+export const CONTEXT_LIMITS = { depth: 8, values: 1_000, stringLength: 4_096 } as const;
+
+/** Keys that would reach an object's prototype once flagd-core copies the context. */
+const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+export type EvaluationRequest = { context: EvaluationContext } | { problem: string };
+
 /**
- * Why an evaluation request body is refused, or undefined when it is acceptable. OFREP's body is
- * `{"context": {...}}` with an optional context; the context itself is not read (no targeting),
- * but a body that is not such an object is a client error the caller should hear about. An
- * empty body counts as no context, as curl without `-d` sends it.
+ * The context of an evaluation request body `{"context": {...}}`, or why it is refused (400
+ * INVALID_CONTEXT). An empty body or an absent context is the empty context (curl without
+ * `-d` sends nothing). A context is refused when flagd-core could not use it safely or as
+ * meant: a targetingKey that is not a string, keys that reach a prototype, more nesting, values
+ * or longer strings than CONTEXT_LIMITS.
  */
-export function evaluationRequestProblem(body: string): string | undefined {
-  if (body.trim() === "") return undefined;
+export function parseEvaluationRequest(body: string): EvaluationRequest {
+  if (body.trim() === "") return { context: {} };
   let request: unknown;
   try {
     request = JSON.parse(body);
   } catch {
-    return "the request body is not JSON";
+    return { problem: "the request body is not JSON" };
   }
-  if (!isObject(request)) return 'the request body must be a JSON object such as {"context": {}}';
-  const context = (request as { context?: unknown }).context;
-  return context === undefined || isObject(context) ? undefined : "context must be a JSON object";
+  if (!isObject(request))
+    return { problem: 'the request body must be a JSON object such as {"context": {}}' };
+  const context = request["context"];
+  if (context === undefined) return { context: {} };
+  if (!isObject(context)) return { problem: "context must be a JSON object" };
+  const targetingKey = context["targetingKey"];
+  if (targetingKey !== undefined && typeof targetingKey !== "string") {
+    return { problem: "context.targetingKey must be a string" };
+  }
+  const problem = contextProblem(context);
+  return problem === undefined ? { context: context as EvaluationContext } : { problem };
 }
 
-function isObject(value: unknown): boolean {
+/** Walks the context breadth-first (no recursion: nesting is what is being checked). */
+function contextProblem(context: Record<string, unknown>): string | undefined {
+  let values = 0;
+  let level: { path: string; value: unknown }[] = [{ path: "context", value: context }];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > CONTEXT_LIMITS.depth) {
+      return `${level[0]?.path ?? "context"}: context is nested deeper than ${CONTEXT_LIMITS.depth} levels`;
+    }
+    const next: { path: string; value: unknown }[] = [];
+    for (const { path, value } of level) {
+      if (typeof value === "string" && value.length > CONTEXT_LIMITS.stringLength) {
+        return `${path} is longer than ${CONTEXT_LIMITS.stringLength} characters`;
+      }
+      if (typeof value !== "object" || value === null) continue;
+      const entries = Array.isArray(value)
+        ? value.map((item, n) => [`${path}[${n}]`, item] as const)
+        : Object.entries(value).map(([name, item]) => {
+            if (PROTOTYPE_KEYS.has(name)) return [undefined, name] as const;
+            return [`${path}.${name}`, item] as const;
+          });
+      for (const [itemPath, item] of entries) {
+        if (itemPath === undefined)
+          return `${path}: the key ${JSON.stringify(item)} is not allowed in a context`;
+        if (++values > CONTEXT_LIMITS.values) return `context has more than ${CONTEXT_LIMITS.values} values`;
+        next.push({ path: itemPath, value: item });
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

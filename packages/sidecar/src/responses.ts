@@ -2,8 +2,10 @@
 // read only looks up a map and writes bytes it already has.
 import { maxHeaderSize } from "node:http";
 import { httpClientErrorAnswer } from "@svc/core/basics";
-import { bulkBody, etagOf, evaluate } from "./ofrep.ts";
-import type { SidecarFlag } from "./sidecar-flag.ts";
+import { compileFlag, evaluateFlag, isTargeted, type CompiledFlag } from "@svc/core/flagd";
+import type { EvaluationContext } from "@openfeature/core";
+import { bulkBody, etagOf, renderEvaluation, type OfrepEvaluation } from "./ofrep.ts";
+import { evaluatedSpecOf, type SidecarFlag } from "./sidecar-flag.ts";
 
 /** A complete response: status, raw header list (name, value, name, value, ...) and body. */
 export interface PreparedResponse {
@@ -46,6 +48,9 @@ export function clientErrorAnswer(error: { code?: string; message: string }): st
   return httpClientErrorAnswer(error, maxHeaderSize);
 }
 
+/** The path of the OFREP event stream (protocol ADR-0008), advertised by the bulk evaluation. */
+export const OFREP_EVENTS_PATH = "/ofrep/v1/events";
+
 export interface RenderedFlag {
   /** The flag object's JSON text: the body of GET /flags/{name}, an element of GET /flags, stream data. */
   json: string;
@@ -53,10 +58,14 @@ export interface RenderedFlag {
   object: PreparedResponse;
   /** GET /flags/{name}/value: the raw value, or 404 while disabled (DESIGN.md §5). */
   value: PreparedResponse;
-  /** The OFREP evaluation's JSON text (an element of the bulk body). */
-  ofrepText: string;
-  /** POST /ofrep/v1/evaluate/flags/{key} */
-  ofrep: PreparedResponse;
+  /** flagd-core's form of the flag, parsed once per change. */
+  compiled: CompiledFlag;
+  /**
+   * The OFREP evaluation of a flag whose answer cannot depend on the context (no targeting,
+   * disabled, or a rule flagd-core refused), and its single-evaluation response; undefined for a
+   * targeted flag, which is evaluated per request.
+   */
+  ofrepStatic: { evaluation: OfrepEvaluation; response: PreparedResponse } | undefined;
 }
 
 export function renderFlag(flag: SidecarFlag): RenderedFlag {
@@ -66,16 +75,42 @@ export function renderFlag(flag: SidecarFlag): RenderedFlag {
     value: flag.value,
     disabled: flag.disabled,
   });
-  const evaluation = evaluate(flag);
+  const compiled = compileFlag(flag.key, evaluatedSpecOf(flag), false);
+  const perRequest = !flag.disabled && compiled.ok && isTargeted(flag);
+  const evaluation = perRequest ? undefined : renderEvaluation(flag, evaluateFlag(flag.key, compiled, {}));
   return {
     json,
     object: prepare(200, JSON_TYPE, json),
     value: flag.disabled
       ? errorResponse(404, `flag ${flag.name} is disabled`)
       : prepare(200, TEXT_TYPE, flag.value),
-    ofrepText: evaluation.text,
-    ofrep: prepare(evaluation.status, JSON_TYPE, evaluation.text),
+    compiled,
+    ofrepStatic: evaluation && {
+      evaluation,
+      response: prepare(evaluation.status, JSON_TYPE, evaluation.text),
+    },
   };
+}
+
+/** A flag's OFREP evaluation for a context: precomputed when static, by flagd-core when targeted. */
+export function ofrepEvaluation(
+  entry: RenderedFlag & { flag: SidecarFlag },
+  context: EvaluationContext,
+): OfrepEvaluation {
+  return (
+    entry.ofrepStatic?.evaluation ??
+    renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, entry.compiled, context))
+  );
+}
+
+/** POST /ofrep/v1/evaluate/flags/{key} for a context. */
+export function ofrepSingle(
+  entry: RenderedFlag & { flag: SidecarFlag },
+  context: EvaluationContext,
+): PreparedResponse {
+  if (entry.ofrepStatic) return entry.ofrepStatic.response;
+  const evaluation = ofrepEvaluation(entry, context);
+  return prepare(evaluation.status, JSON_TYPE, evaluation.text);
 }
 
 /** GET /flags: every flag object, in name order. */
@@ -83,12 +118,16 @@ export function renderFlagList(entries: readonly Pick<RenderedFlag, "json">[]): 
   return prepare(200, JSON_TYPE, `[${entries.map((e) => e.json).join(",")}]`);
 }
 
-/** POST /ofrep/v1/evaluate/flags: every evaluation, with the ETag of exactly this body. */
-export function renderOfrepBulk(entries: readonly Pick<RenderedFlag, "ofrepText">[]): {
+/**
+ * POST /ofrep/v1/evaluate/flags: every evaluation (JSON texts, in key order), with the ETag of
+ * exactly this body: the tag follows the answer, so two contexts that get the same answers share
+ * it and a context that changes an answer changes it.
+ */
+export function renderOfrepBulk(evaluations: readonly string[]): {
   response: PreparedResponse;
   etag: string;
 } {
-  const body = bulkBody(entries.map((e) => e.ofrepText));
+  const body = bulkBody(evaluations, OFREP_EVENTS_PATH);
   const etag = etagOf(body);
   return { response: prepare(200, JSON_TYPE, body, ["ETag", etag]), etag };
 }

@@ -3,13 +3,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
-import { evaluationFailure, evaluationRequestProblem, flagNotFound, ifNoneMatchHits } from "./ofrep.ts";
+import { evaluationFailure, flagNotFound, ifNoneMatchHits, parseEvaluationRequest } from "./ofrep.ts";
 import type { Duplex } from "node:stream";
 import { answerClientError, endAfterRequestBody, requestBodyUnread } from "@svc/core/lingering-close";
 import {
   clientErrorAnswer,
   errorResponse,
   JSON_TYPE,
+  OFREP_EVENTS_PATH,
+  ofrepSingle,
   prepare,
   TEXT_TYPE,
   type PreparedResponse,
@@ -76,7 +78,8 @@ export function revealsFlags(path: string): boolean {
     path === "/flags" ||
     path.startsWith("/flags/") ||
     path === OFREP_PREFIX ||
-    path.startsWith(`${OFREP_PREFIX}/`)
+    path.startsWith(`${OFREP_PREFIX}/`) ||
+    path === OFREP_EVENTS_PATH
   );
 }
 const STREAM_HEAD = prepare(200, "text/event-stream; charset=utf-8", "");
@@ -88,6 +91,14 @@ const BODY_TOO_LARGE = prepare(
 );
 
 const EMPTY = Buffer.alloc(0);
+
+function decodedKey(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Answers; a body the route did not read is read after the answer (a lingering close). */
 function send(request: IncomingMessage, response: ServerResponse, prepared: PreparedResponse): void {
@@ -163,12 +174,21 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     if (!stats.ready) return NOT_READY;
     const single = key !== "";
     stats.requests[single ? "ofrep_single" : "ofrep_bulk"]++;
-    const problem = evaluationRequestProblem(body);
-    if (problem !== undefined) {
-      return prepare(400, JSON_TYPE, evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", problem));
+    const request_ = parseEvaluationRequest(body);
+    if ("problem" in request_) {
+      return prepare(
+        400,
+        JSON_TYPE,
+        evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", request_.problem),
+      );
     }
-    if (single) return state.get(key)?.ofrep ?? prepare(404, JSON_TYPE, flagNotFound(key, namespace));
-    const bulk = state.ofrepBulk();
+    if (single) {
+      const entry = state.byKey(key);
+      return entry
+        ? ofrepSingle(entry, request_.context)
+        : prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+    }
+    const bulk = state.ofrepBulk(request_.context);
     return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
       ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
       : bulk.response;
@@ -183,13 +203,14 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
     // HEAD is GET without a body (node:http drops the body of a HEAD response).
     const isGet = request.method === "GET" || request.method === "HEAD";
 
-    if (path === "/flags/stream") {
+    if (path === "/flags/stream" || path === OFREP_EVENTS_PATH) {
       if (!isGet) return methodNotAllowed("GET");
       // Accepted before the first sync too: the initial list then arrives as update events.
       stats.requests.stream++;
       // A HEAD response has no body, so a stream would never end: answer the headers only.
       if (request.method === "HEAD") return STREAM_HEAD;
-      stream.subscribe(request, response);
+      if (path === OFREP_EVENTS_PATH) stream.subscribeOfrep(request, response);
+      else stream.subscribe(request, response);
       return undefined;
     }
     if (path === "/healthz" || path === "/flags" || path.startsWith("/flags/")) {
@@ -200,10 +221,15 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
         return read.response;
       }
     } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
-      // Flag names are DNS labels: a key that needs percent-decoding names no flag anyway.
-      const key = path.slice(OFREP_PREFIX.length + 1);
+      const rawKey = path.slice(OFREP_PREFIX.length + 1);
       if (request.method !== "POST") return methodNotAllowed("POST");
-      if (!key.includes("/")) {
+      if (!rawKey.includes("/")) {
+        // flagd keys are free strings (`my.Flag_X`, spaces, `/` as %2F): the path carries them encoded.
+        const key = decodedKey(rawKey);
+        if (key === undefined) {
+          const details = "the flag key in the path is not valid percent-encoding";
+          return prepare(400, JSON_TYPE, evaluationFailure(rawKey, "GENERAL", details));
+        }
         const declared = Number(request.headers["content-length"] ?? 0);
         if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
         readBody(request, MAX_BODY_BYTES).then(

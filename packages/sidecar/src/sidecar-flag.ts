@@ -2,12 +2,38 @@
 // the model (flags.ts), the rendered responses (responses.ts) and OFREP (ofrep.ts) share the type
 // without importing one another in a circle.
 import type { FlagType } from "@svc/core/basics";
+import type { EvaluatedSpec } from "@svc/core/flagd";
 
-/** SPEC.md "Sidecar endpoints": the flag object of every read, stream event and evaluation. */
-export interface SidecarFlag {
+/** The spec fields that decide an evaluation beyond the default value (absent: a static flag). */
+export type FlagRules = Pick<
+  EvaluatedSpec,
+  "variants" | "defaultVariant" | "targeting" | "evaluators" | "metadata"
+>;
+
+/**
+ * SPEC.md "Sidecar endpoints": `name`, `type`, `value`, `disabled` are the flag object of every
+ * read and stream event; `key` and the rules are what OFREP evaluates (docs/sidecar.md).
+ */
+export interface SidecarFlag extends FlagRules {
   name: string;
+  /** The flagd key OFREP serves the flag under: spec.key, else the name. */
+  key: string;
   type: FlagType;
-  /** spec.defaultValue, always a string. */
+  /** spec.defaultValue (the default variant's value), always a string. */
   value: string;
   disabled: boolean;
+}
+
+/** The flag as flagd-core's evaluation reads it. */
+export function evaluatedSpecOf(flag: SidecarFlag): EvaluatedSpec {
+  return {
+    type: flag.type,
+    defaultValue: flag.value,
+    enabled: !flag.disabled,
+    variants: flag.variants,
+    defaultVariant: flag.defaultVariant,
+    targeting: flag.targeting,
+    evaluators: flag.evaluators,
+    metadata: flag.metadata,
+  };
 }

@@ -8,7 +8,8 @@ export const HEARTBEAT = ": heartbeat\n\n";
 /** Tells EventSource clients to reconnect after 1 s (its default is browser-specific). */
 export const STREAM_PREAMBLE = "retry: 1000\n\n";
 
-export type StreamEventName = "update" | "delete";
+/** SPEC.md's events, and OFREP's (protocol ADR-0008: always `message`, the type is in the data). */
+export type StreamEventName = "update" | "delete" | "message";
 
 /** One event. `data` is JSON text, which never holds a raw newline, so one data line suffices. */
 export function formatEvent(name: StreamEventName, id: string, data: string): string {
@@ -36,6 +37,18 @@ export function changeEvent(boot: string, change: FlagChange, flagJson: string):
   return change.kind === "update"
     ? formatEvent("update", id, flagJson)
     : formatEvent("delete", id, JSON.stringify({ name: change.name }));
+}
+
+/**
+ * OFREP's change event: the provider refetches its bulk evaluation. `etag` tags the flag
+ * definitions (the bulk ETag depends on each provider's context, so it cannot be sent).
+ */
+export function refetchEvent(boot: string, revision: number, etag: string): string {
+  return formatEvent(
+    "message",
+    streamId(boot, revision),
+    JSON.stringify({ type: "refetchEvaluation", etag }),
+  );
 }
 
 /**

@@ -116,7 +116,7 @@ function inCore(key: string, type: SdkType, context: EvaluationContext) {
     case "number":
       return outcome(core.resolveNumberEvaluation(key, fallback as number, context));
     case "object":
-      return outcome(core.resolveObjectEvaluation(key, fallback as JsonValue, context));
+      return outcome(core.resolveObjectEvaluation(key, fallback, context));
   }
 }
 

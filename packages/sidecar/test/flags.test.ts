@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { EvaluationContext } from "@openfeature/core";
 import { FlagState, toSidecarFlag, type FeatureFlagObject } from "../src/flags.ts";
 
 function featureFlag(
@@ -15,6 +16,7 @@ describe("toSidecarFlag", () => {
   it("maps name, type, defaultValue and enabled (absent means enabled) to the sidecar object", () => {
     expect(toSidecarFlag(checkout)).toEqual({
       name: "new-checkout",
+      key: "new-checkout",
       type: "boolean",
       value: "true",
       disabled: false,
@@ -23,6 +25,7 @@ describe("toSidecarFlag", () => {
       toSidecarFlag(featureFlag("limit", { type: "integer", defaultValue: "5", enabled: false })),
     ).toEqual({
       name: "limit",
+      key: "limit",
       type: "integer",
       value: "5",
       disabled: true,
@@ -44,7 +47,7 @@ describe("FlagState", () => {
       {
         kind: "update",
         revision: 1,
-        flag: { name: "new-checkout", type: "boolean", value: "true", disabled: false },
+        flag: { name: "new-checkout", key: "new-checkout", type: "boolean", value: "true", disabled: false },
       },
     ]);
     const toggled = featureFlag(
@@ -91,8 +94,16 @@ describe("FlagState", () => {
     const c = featureFlag("c", { type: "json", defaultValue: "{}" });
     expect(state.replace([b2, c])).toEqual([
       { kind: "delete", revision: 3, name: "a" },
-      { kind: "update", revision: 4, flag: { name: "b", type: "string", value: "3", disabled: false } },
-      { kind: "update", revision: 5, flag: { name: "c", type: "json", value: "{}", disabled: false } },
+      {
+        kind: "update",
+        revision: 4,
+        flag: { name: "b", key: "b", type: "string", value: "3", disabled: false },
+      },
+      {
+        kind: "update",
+        revision: 5,
+        flag: { name: "c", key: "c", type: "json", value: "{}", disabled: false },
+      },
     ]);
   });
 
@@ -109,10 +120,97 @@ describe("FlagState", () => {
       { name: "alpha", type: "string", value: "a", disabled: false },
       { name: "zeta", type: "string", value: "z", disabled: false },
     ]);
-    const etag = state.ofrepBulk().etag;
+    const etag = state.ofrepBulk({}).etag;
     state.apply("MODIFIED", featureFlag("alpha", { type: "string", defaultValue: "b" }));
     expect(state.listResponse()).not.toBe(list);
     expect((JSON.parse(state.listResponse().body.toString()) as unknown[])[0]).toMatchObject({ value: "b" });
-    expect(state.ofrepBulk().etag).not.toBe(etag);
+    expect(state.ofrepBulk({}).etag).not.toBe(etag);
+  });
+});
+
+describe("FlagState and OFREP", () => {
+  const rules = {
+    type: "string" as const,
+    defaultValue: "basic",
+    key: "plan.Tier_X",
+    variants: { basic: "basic", pro: "pro" },
+    defaultVariant: "basic",
+    targeting: { if: [{ "==": [{ var: "plan" }, "pro"] }, "pro"] },
+    metadata: { owner: "billing" },
+  };
+
+  it("reads key, variants, defaultVariant, targeting, evaluators and metadata; a rule change is a change", () => {
+    const state = new FlagState();
+    expect(state.apply("ADDED", featureFlag("tier", rules))).toMatchObject([
+      {
+        kind: "update",
+        flag: { name: "tier", key: "plan.Tier_X", targeting: rules.targeting, metadata: rules.metadata },
+      },
+    ]);
+    expect(state.apply("MODIFIED", featureFlag("tier", rules, "2"))).toEqual([]);
+    const retargeted = { ...rules, targeting: { if: [{ "==": [{ var: "plan" }, "gold"] }, "pro"] } };
+    expect(state.apply("MODIFIED", featureFlag("tier", retargeted, "3"))).toHaveLength(1);
+    for (const change of [
+      { metadata: { owner: "other" } },
+      { evaluators: { x: { in: ["a", "b"] } } },
+      { variants: { basic: "basic", pro: "PRO" } },
+      { key: "other.key" },
+    ]) {
+      expect(
+        state.apply("MODIFIED", featureFlag("tier", { ...retargeted, ...change })),
+        JSON.stringify(change),
+      ).toHaveLength(1);
+    }
+  });
+
+  it("serves a flag under its key, the first name wins a shared key, and evaluates targeted flags per context", () => {
+    const state = new FlagState();
+    state.replace([
+      featureFlag("tier", rules),
+      featureFlag("a-tier", { type: "string", defaultValue: "shadow", key: "plan.Tier_X" }),
+      featureFlag("plain", { type: "boolean", defaultValue: "true" }),
+    ]);
+    expect(state.byKey("plan.Tier_X")?.flag.name).toBe("a-tier");
+    expect(state.byKey("tier")).toBeUndefined();
+    state.apply("DELETED", featureFlag("a-tier", {}));
+    expect(state.byKey("plan.Tier_X")?.flag.name).toBe("tier");
+    const body = (context: EvaluationContext) =>
+      JSON.parse(state.ofrepBulk(context).response.body.toString()) as unknown;
+    expect(body({ plan: "pro" })).toMatchObject({
+      flags: [
+        { key: "plain", value: true, reason: "STATIC" },
+        {
+          key: "plan.Tier_X",
+          value: "pro",
+          variant: "pro",
+          reason: "TARGETING_MATCH",
+          metadata: { owner: "billing" },
+        },
+      ],
+    });
+    expect(body({})).toMatchObject({ flags: [{ key: "plain" }, { value: "basic", reason: "DEFAULT" }] });
+  });
+
+  it("tags the bulk answer by its content: equal answers share a tag, another answer has another", () => {
+    const state = new FlagState();
+    state.replace([featureFlag("tier", rules)]);
+    const tag = (context: EvaluationContext) => state.ofrepBulk(context).etag;
+    expect(tag({ plan: "pro" })).toBe(tag({ plan: "pro", other: 1 }));
+    expect(tag({ plan: "basic" })).toBe(tag({}));
+    expect(tag({ plan: "pro" })).not.toBe(tag({}));
+  });
+
+  it("tags the configuration the same for the same flags, whatever the order of changes", () => {
+    const [a, b] = [featureFlag("a", rules), featureFlag("b", { type: "boolean", defaultValue: "true" })];
+    const one = new FlagState();
+    const two = new FlagState();
+    one.replace([a, b]);
+    two.apply("ADDED", b);
+    const before = two.configEtag();
+    two.apply("ADDED", a);
+    expect(two.configEtag()).toBe(one.configEtag());
+    expect(two.configEtag()).not.toBe(before);
+    two.apply("DELETED", a);
+    expect(two.configEtag()).toBe(before);
   });
 });

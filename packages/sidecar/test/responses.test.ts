@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import {
   clientErrorAnswer,
   errorResponse,
+  ofrepEvaluation,
+  ofrepSingle,
   renderFlag,
   renderFlagList,
   renderOfrepBulk,
@@ -14,7 +16,13 @@ function header(headers: string[], name: string): string | undefined {
 }
 
 describe("renderFlag", () => {
-  const enabled = renderFlag({ name: "colour", type: "string", value: "blåu", disabled: false });
+  const enabled = renderFlag({
+    name: "colour",
+    key: "colour",
+    type: "string",
+    value: "blåu",
+    disabled: false,
+  });
 
   it("renders the flag object, the raw value and the OFREP evaluation once", () => {
     expect(JSON.parse(enabled.json)).toEqual({
@@ -30,25 +38,64 @@ describe("renderFlag", () => {
     expect(header(enabled.value.headers, "content-type")).toBe("text/plain; charset=utf-8");
     // Content-Length counts bytes, not characters.
     expect(header(enabled.value.headers, "content-length")).toBe("5");
-    expect(JSON.parse(enabled.ofrep.body.toString())).toEqual({
+    expect(JSON.parse(enabled.ofrepStatic?.response.body.toString() ?? "")).toEqual({
       key: "colour",
       reason: "STATIC",
       value: "blåu",
+      variant: "default",
+      metadata: {},
     });
   });
 
   it("withdraws the raw value of a disabled flag (404 {error}) but keeps it in the object", () => {
-    const disabled = renderFlag({ name: "colour", type: "string", value: "blue", disabled: true });
+    const disabled = renderFlag({
+      name: "colour",
+      key: "colour",
+      type: "string",
+      value: "blue",
+      disabled: true,
+    });
     expect(disabled.value.status).toBe(404);
     expect(JSON.parse(disabled.value.body.toString())).toEqual({ error: "flag colour is disabled" });
     expect(JSON.parse(disabled.object.body.toString())).toMatchObject({ value: "blue", disabled: true });
-    expect(JSON.parse(disabled.ofrep.body.toString())).toEqual({ key: "colour", reason: "DISABLED" });
+    expect(JSON.parse(disabled.ofrepStatic?.response.body.toString() ?? "")).toEqual({
+      key: "colour",
+      reason: "DISABLED",
+      metadata: {},
+    });
+  });
+});
+
+describe("renderFlag of a targeted flag", () => {
+  const tiered = {
+    name: "tiered",
+    key: "Tiered.Flag",
+    type: "string" as const,
+    value: "basic",
+    disabled: false,
+    variants: { basic: "basic", pro: "pro" },
+    defaultVariant: "basic",
+    targeting: { if: [{ in: ["pro", { var: "plan" }] }, "pro"] },
+  };
+
+  it("has no precomputed OFREP answer and is evaluated per context; disabled, it is static again", () => {
+    const entry = { flag: tiered, ...renderFlag(tiered) };
+    expect(entry.ofrepStatic).toBeUndefined();
+    expect(JSON.parse(ofrepSingle(entry, { plan: "pro-yearly" }).body.toString())).toMatchObject({
+      key: "Tiered.Flag",
+      value: "pro",
+      reason: "TARGETING_MATCH",
+    });
+    expect(JSON.parse(ofrepEvaluation(entry, {}).text)).toMatchObject({ value: "basic", reason: "DEFAULT" });
+    expect(renderFlag({ ...tiered, disabled: true }).ofrepStatic?.evaluation.text).toBe(
+      '{"key":"Tiered.Flag","reason":"DISABLED","metadata":{}}',
+    );
   });
 });
 
 describe("whole-namespace responses", () => {
-  const a = renderFlag({ name: "a", type: "boolean", value: "true", disabled: false });
-  const b = renderFlag({ name: "b", type: "integer", value: "7", disabled: true });
+  const a = renderFlag({ name: "a", key: "a", type: "boolean", value: "true", disabled: false });
+  const b = renderFlag({ name: "b", key: "b", type: "integer", value: "7", disabled: true });
 
   it("lists flag objects as a JSON array", () => {
     expect(JSON.parse(renderFlagList([a, b]).body.toString())).toEqual([
@@ -59,14 +106,15 @@ describe("whole-namespace responses", () => {
   });
 
   it("gives the OFREP bulk body an ETag header equal to its content's tag", () => {
-    const { response, etag } = renderOfrepBulk([a, b]);
+    const { response, etag } = renderOfrepBulk([a, b].map((flag) => flag.ofrepStatic?.evaluation.text ?? ""));
     expect(header(response.headers, "etag")).toBe(etag);
     expect(etag).toBe(etagOf(response.body));
     expect(JSON.parse(response.body.toString())).toEqual({
       flags: [
-        { key: "a", reason: "STATIC", value: true },
-        { key: "b", reason: "DISABLED" },
+        { key: "a", reason: "STATIC", value: true, variant: "default", metadata: {} },
+        { key: "b", reason: "DISABLED", metadata: {} },
       ],
+      eventStreams: [{ type: "sse", endpoint: { requestUri: "/ofrep/v1/events" } }],
     });
   });
 

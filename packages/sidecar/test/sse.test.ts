@@ -4,6 +4,7 @@ import {
   EventHistory,
   formatEvent,
   parseStreamId,
+  refetchEvent,
   snapshotEvents,
   streamId,
 } from "../src/sse.ts";
@@ -17,7 +18,7 @@ describe("event formatting", () => {
 
   it("turns changes into update (flag object) and delete ({name}) events", () => {
     const json = '{"name":"a","type":"string","value":"x","disabled":false}';
-    const flag = { name: "a", type: "string" as const, value: "x", disabled: false };
+    const flag = { name: "a", key: "a", type: "string" as const, value: "x", disabled: false };
     expect(changeEvent("b", { kind: "update", revision: 3, flag }, json)).toBe(
       formatEvent("update", "b.3", json),
     );
@@ -33,6 +34,15 @@ describe("event formatting", () => {
         formatEvent("update", "b.9", "3"),
     );
     expect(snapshotEvents("b", 0, [])).toBe("");
+  });
+});
+
+describe("OFREP events", () => {
+  it("are `message` events with {type: refetchEvaluation, etag} and a resumable id (ADR-0008)", () => {
+    expect(refetchEvent("b", 7, '"tag"')).toBe(
+      'id: b.7\nevent: message\ndata: {"type":"refetchEvaluation","etag":"\\"tag\\""}\n\n',
+    );
+    expect(parseStreamId("b", "b.7")).toBe(7);
   });
 });
 

@@ -39,11 +39,24 @@ const rule = (targeting: Record<string, unknown>, variants: Record<string, JsonV
 });
 const ifMatch = (condition: unknown) => rule({ if: [condition, "match", "miss"] });
 
-const emails: EvaluationContext[] = [{ email: "a@acme.com" }, { email: "admin@other.io" }, { email: "b@other.io" }, {}];
+const emails: EvaluationContext[] = [
+  { email: "a@acme.com" },
+  { email: "admin@other.io" },
+  { email: "b@other.io" },
+  {},
+];
 const users: EvaluationContext[] = Array.from({ length: 40 }, (_, n) => ({ targetingKey: `user-${n}` }));
-const versions: EvaluationContext[] = ["1.2.3", "1.2.4", "1.3.0", "2.0.0", "1.2.2", "0.9.9", "v1.2.3", "1.2", "not-a-version"].map(
-  (version) => ({ version }),
-);
+const versions: EvaluationContext[] = [
+  "1.2.3",
+  "1.2.4",
+  "1.3.0",
+  "2.0.0",
+  "1.2.2",
+  "0.9.9",
+  "v1.2.3",
+  "1.2",
+  "not-a-version",
+].map((version) => ({ version }));
 
 const SEM_VER_OPERATORS = ["=", "!=", "<", "<=", ">", ">=", "^", "~"];
 
