@@ -222,11 +222,11 @@ function RuleEditor({ targeting, onChange, problem, draft }: EditorProps) {
       ? check.error.message
       : undefined;
   const hint =
-    syntax !== undefined || draft === undefined
+    syntax !== undefined || draft === undefined || refused !== undefined
       ? "flagd's JSON Logic: if, ==, in, starts_with, ends_with, sem_ver, fractional, $ref"
       : check.status === "done"
         ? "The API accepts this rule."
-        : check.status === "failed" && refused === undefined
+        : check.status === "failed"
           ? `The rule could not be checked: ${check.error instanceof Error ? check.error.message : String(check.error)}`
           : "Checking the rule…";
   return (
