@@ -403,6 +403,115 @@ describe("hostile input at every route of svc sidecar", () => {
   }
 });
 
+/** Hostile evaluation contexts (docs/sidecar.md, "OFREP mapping"): each refused, named, before evaluation. */
+const HOSTILE_CONTEXTS: [string, string, number, RegExp][] = [
+  ["a string context", '{"context": "user-1"}', 400, /^context must be a JSON object$/],
+  ["an array context", '{"context": [{"targetingKey": "u"}]}', 400, /^context must be a JSON object$/],
+  ["a null context", '{"context": null}', 400, /^context must be a JSON object$/],
+  [
+    "__proto__ at the top",
+    '{"context": {"__proto__": {"targetingKey": "admin"}}}',
+    400,
+    /"__proto__" is not allowed/,
+  ],
+  [
+    "__proto__ nested",
+    '{"context": {"user": {"__proto__": {"isAdmin": true}}}}',
+    400,
+    /^context\.user: the key "__proto__"/,
+  ],
+  [
+    "constructor.prototype",
+    '{"context": {"constructor": {"prototype": {"x": 1}}}}',
+    400,
+    /"constructor" is not allowed/,
+  ],
+  [
+    "2,000 attributes",
+    JSON.stringify({
+      context: Object.fromEntries(Array.from({ length: 2_000 }, (_, n) => [n.toString(36), 0])),
+    }),
+    400,
+    /more than 1000 values/,
+  ],
+  [
+    "10,000 attributes (over the body limit)",
+    JSON.stringify({
+      context: Object.fromEntries(Array.from({ length: 10_000 }, (_, n) => [n.toString(36), 0])),
+    }),
+    413,
+    /larger than 65536 bytes/,
+  ],
+  [
+    "10,000 array items",
+    JSON.stringify({ context: { ids: Array.from({ length: 10_000 }, () => 0) } }),
+    400,
+    /more than 1000 values/,
+  ],
+  [
+    "arrays nested 5,000 deep",
+    `{"context": {"a": ${"[".repeat(5_000)}${"]".repeat(5_000)}}}`,
+    400,
+    /nested deeper than 8 levels/,
+  ],
+  [
+    "a 60 KB string",
+    JSON.stringify({ context: { email: "x".repeat(60_000) } }),
+    400,
+    /^context\.email is longer than 4096/,
+  ],
+  [
+    "a numeric targetingKey",
+    '{"context": {"targetingKey": 42}}',
+    400,
+    /^context\.targetingKey must be a string$/,
+  ],
+  [
+    "an object targetingKey",
+    '{"context": {"targetingKey": {"id": "u"}}}',
+    400,
+    /^context\.targetingKey must be a string$/,
+  ],
+  [
+    "a null targetingKey",
+    '{"context": {"targetingKey": null}}',
+    400,
+    /^context\.targetingKey must be a string$/,
+  ],
+];
+
+describe("hostile evaluation contexts: a clear OFREP error, nothing evaluated, the sidecar still serving", () => {
+  for (const [runtime, target] of [
+    ["Node", () => sidecar],
+    ["Bun", () => onBun],
+  ] as const) {
+    it.each(HOSTILE_CONTEXTS)(`on ${runtime}: %s`, async (_what, body, status, details) => {
+      const before = await flagVersions();
+      for (const [path, key] of [
+        [`${OFREP}/alpha`, "alpha"],
+        [OFREP, undefined],
+      ] as const) {
+        const response = await fetch(`${target().url}${path}`, { method: "POST", body });
+        expect(response.status, path).toBe(status);
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+        const answer = (await response.json()) as Record<string, unknown>;
+        expect(answer, path).toEqual({
+          ...(key !== undefined && status === 400 && { key }),
+          errorCode: status === 400 ? "INVALID_CONTEXT" : "GENERAL",
+          errorDetails: expect.stringMatching(details) as string,
+        });
+      }
+      expect(await flagVersions()).toBe(before);
+      expect((await fetch(`${target().url}/healthz`)).status).toBe(200);
+      const ok = await fetch(`${target().url}${OFREP}/alpha`, {
+        method: "POST",
+        body: '{"context": {"targetingKey": "u"}}',
+      });
+      expect(await ok.json()).toMatchObject({ key: "alpha", value: "a", reason: "STATIC" });
+    });
+  }
+});
+
 describe("a body the sidecar refuses unread: its client still gets the answer", () => {
   const runtimes = [
     ["Node", () => sidecar],

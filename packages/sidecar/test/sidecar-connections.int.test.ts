@@ -139,7 +139,10 @@ describe("OFREP request bodies", () => {
   });
 
   it("evaluates a JSON object body, and an empty body as no context", async () => {
-    const success = { status: 200, body: { key: "slow", reason: "STATIC", value: "yes" } };
+    const success = {
+      status: 200,
+      body: { key: "slow", reason: "STATIC", value: "yes", variant: "default", metadata: {} },
+    };
     expect(await evaluate("/slow", '{"context": {"targetingKey": "u"}}')).toEqual(success);
     expect(await evaluate("/slow", "{}")).toEqual(success);
     expect(await evaluate("/slow", "")).toEqual(success);

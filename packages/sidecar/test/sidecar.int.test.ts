@@ -155,7 +155,10 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
   it("is healthy once listed, and serves an empty namespace", async () => {
     expect(await get("/healthz")).toMatchObject({ status: 200, text: "ok" });
     expect(JSON.parse((await get("/flags")).text)).toEqual([]);
-    expect((await ofrep()).body).toEqual({ flags: [] });
+    expect((await ofrep()).body).toEqual({
+      flags: [],
+      eventStreams: [{ type: "sse", endpoint: { requestUri: "/ofrep/v1/events" } }],
+    });
   });
 
   it("follows a flag created, changed, toggled and deleted on every endpoint and stream, in order", async () => {
@@ -177,7 +180,13 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     expect(JSON.parse((await get("/flags")).text)).toEqual([
       { name: flag, type: "boolean", value: "true", disabled: false },
     ]);
-    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "STATIC", value: true });
+    expect((await ofrep(flag)).body).toEqual({
+      key: flag,
+      reason: "STATIC",
+      value: true,
+      variant: "default",
+      metadata: {},
+    });
 
     await flags.setValue(flag, "false");
     await eventually(
@@ -185,7 +194,13 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
       (r) => r.text === "false",
       "the changed value",
     );
-    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "STATIC", value: false });
+    expect((await ofrep(flag)).body).toEqual({
+      key: flag,
+      reason: "STATIC",
+      value: false,
+      variant: "default",
+      metadata: {},
+    });
 
     await flags.setEnabled(flag, false);
     await eventually(
@@ -197,8 +212,11 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     expect(JSON.parse((await get(`/flags/${flag}/value`)).text)).toEqual({
       error: `flag ${flag} is disabled`,
     });
-    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "DISABLED" });
-    expect((await ofrep()).body).toEqual({ flags: [{ key: flag, reason: "DISABLED" }] });
+    expect((await ofrep(flag)).body).toEqual({ key: flag, reason: "DISABLED", metadata: {} });
+    expect((await ofrep()).body).toEqual({
+      flags: [{ key: flag, reason: "DISABLED", metadata: {} }],
+      eventStreams: [{ type: "sse", endpoint: { requestUri: "/ofrep/v1/events" } }],
+    });
 
     await flags.remove(flag);
     await eventually(
@@ -302,7 +320,12 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     );
     const first = await ofrep();
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ flags: [{ key: "gamma", reason: "STATIC", value: { colour: "blue" } }] });
+    expect(first.body).toEqual({
+      flags: [
+        { key: "gamma", reason: "STATIC", value: { colour: "blue" }, variant: "default", metadata: {} },
+      ],
+      eventStreams: [{ type: "sse", endpoint: { requestUri: "/ofrep/v1/events" } }],
+    });
     expect(first.etag).toMatch(/^".+"$/);
     expect(await ofrep(undefined, { "If-None-Match": first.etag ?? "" })).toMatchObject({
       status: 304,
@@ -317,6 +340,111 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     );
     expect((await ofrep()).etag).not.toBe(first.etag);
     await flags.remove("gamma");
+  });
+
+  it("evaluates a targeted flag per request context under its flagd key, tags the bulk answer per context and tells OFREP providers to refetch", async () => {
+    const events = await openStream(sidecar.url, {}, undefined, "/ofrep/v1/events");
+    // A first connection is told to refetch at once: it may have missed a change since its fetch.
+    await eventually(
+      poll(() => events.events.length),
+      (n) => n >= 1,
+      "the connect-time refetch",
+    );
+    expect(events.events[0]).toMatchObject({ event: "message", data: { type: "refetchEvaluation" } });
+    const evaluate = async (path: string, context: Record<string, unknown>, headers = {}) => {
+      const response = await fetch(`${sidecar.url}/ofrep/v1/evaluate/flags${path}`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ context }),
+      });
+      const text = await response.text();
+      return {
+        status: response.status,
+        etag: response.headers.get("etag"),
+        body: text === "" ? undefined : (JSON.parse(text) as Record<string, unknown>),
+      };
+    };
+    await flags.createWith("tiered", "string", "basic", {
+      key: "Plan.Tier X",
+      variants: { basic: "basic", pro: "pro" },
+      defaultVariant: "basic",
+      targeting: { if: [{ ends_with: [{ var: "email" }, "@acme.com"] }, "pro"] },
+      metadata: { owner: "billing" },
+    });
+    await eventually(
+      () => evaluate("/Plan.Tier%20X", {}),
+      (r) => r.status === 200,
+      "the flag under its key",
+    );
+    expect((await evaluate("/Plan.Tier%20X", { email: "a@acme.com" })).body).toEqual({
+      key: "Plan.Tier X",
+      value: "pro",
+      variant: "pro",
+      reason: "TARGETING_MATCH",
+      metadata: { owner: "billing" },
+    });
+    expect((await evaluate("/Plan.Tier%20X", { email: "b@other.io" })).body).toMatchObject({
+      value: "basic",
+      variant: "basic",
+      reason: "DEFAULT",
+    });
+    expect((await evaluate("/tiered", {})).status).toBe(404);
+
+    const pro = await evaluate("", { email: "a@acme.com" });
+    const basic = await evaluate("", { email: "b@other.io" });
+    expect(pro.body?.["flags"]).toEqual([expect.objectContaining({ key: "Plan.Tier X", value: "pro" })]);
+    expect(pro.etag).not.toBe(basic.etag);
+    expect((await evaluate("", {})).etag).toBe(basic.etag);
+    expect(await evaluate("", { email: "c@acme.com" }, { "If-None-Match": pro.etag })).toMatchObject({
+      status: 304,
+      etag: pro.etag,
+    });
+    expect((await evaluate("", { email: "c@other.io" }, { "If-None-Match": pro.etag })).status).toBe(200);
+
+    // The creation was announced; a client resuming from it hears of the next change only.
+    await eventually(
+      poll(() => events.events.length),
+      (n) => n >= 2,
+      "the creation's refetch",
+    );
+    const seen = events.events[events.events.length - 1];
+    expect(seen).toMatchObject({
+      event: "message",
+      data: { type: "refetchEvaluation", etag: expect.any(String) as string },
+    });
+    events.close();
+    const resumed = await openStream(
+      sidecar.url,
+      { "Last-Event-ID": seen?.id ?? "" },
+      undefined,
+      "/ofrep/v1/events",
+    );
+    const stale = await openStream(
+      sidecar.url,
+      { "Last-Event-ID": "deadbeef.1" },
+      undefined,
+      "/ofrep/v1/events",
+    );
+    await flags.setSpec("tiered", "targeting", {
+      if: [{ ends_with: [{ var: "email" }, "@other.io"] }, "pro"],
+    });
+    await eventually(
+      poll(() => resumed.events.length),
+      (n) => n >= 1,
+      "the change's refetch",
+    );
+    const [next] = resumed.events;
+    expect(next?.id).not.toBe(seen?.id);
+    expect((next?.data as { etag?: string }).etag).not.toBe((seen?.data as { etag?: string }).etag);
+    await eventually(
+      poll(() => stale.events.length),
+      (n) => n >= 1,
+      "the stale client's refetch",
+    );
+    expect(stale.events[0]).toMatchObject({ id: seen?.id, data: { type: "refetchEvaluation" } });
+    resumed.close();
+    stale.close();
+    await flags.remove("tiered");
   });
 
   it("serves flags to the OpenFeature SDK through the OFREP provider", async () => {
@@ -382,7 +510,9 @@ describe.each(RUNTIMES)("svc sidecar against a real API server, on %s", (_runtim
     await client.send("GET /flags/piped/value HTTP/1.1\r\nHost: x\r\n\r\n");
     await eventually(poll(client.statuses), (s) => s.length >= 4, "two more answers on the same connection");
     expect(client.statuses()).toEqual([200, 404, 200, 200]);
-    expect(client.received()).toContain('{"key":"piped","reason":"STATIC","value":"yes"}');
+    expect(client.received()).toContain(
+      '{"key":"piped","value":"yes","variant":"default","reason":"STATIC","metadata":{}}',
+    );
     expect(client.received().endsWith("yes")).toBe(true);
     client.socket.destroy();
     await flags.remove("piped");

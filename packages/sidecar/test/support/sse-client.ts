@@ -21,10 +21,12 @@ export async function openStream(
   url: string,
   headers: Record<string, string> = {},
   onEvent?: (event: StreamEvent) => void,
+  /** `/ofrep/v1/events` for OFREP's stream. */
+  path = "/flags/stream",
 ): Promise<StreamRecording> {
   let req: ClientRequest | undefined;
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
-    req = request(`${url}/flags/stream`, { headers: { Accept: "text/event-stream", ...headers } }, resolve);
+    req = request(`${url}${path}`, { headers: { Accept: "text/event-stream", ...headers } }, resolve);
     req.on("error", reject);
     req.end();
   });
