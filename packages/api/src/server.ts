@@ -11,6 +11,8 @@ import type { ClusterRegistry } from "@svc/kube";
 import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";
 import { flagRoutes } from "./flags/routes.ts";
+import { evaluateRoutes } from "./flags/evaluate.ts";
+import { flagdFileRoutes } from "./flags/flagd-file.ts";
 import { workloadRoutes } from "./workloads/routes.ts";
 import type { ApiContext } from "./context.ts";
 import { installAuth } from "./http/auth-hook.ts";
@@ -128,6 +130,8 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(userRoutes(context));
   await app.register(auditRoutes(context));
   await app.register(flagRoutes(context));
+  await app.register(evaluateRoutes(context));
+  await app.register(flagdFileRoutes(context));
   await app.register(clusterRoutes(context));
   await app.register(workloadRoutes(context));
   await app.register(openApiRoutes);

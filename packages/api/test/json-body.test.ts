@@ -24,10 +24,14 @@ describe("JSON request bodies", () => {
 
   it("refuse a body nested deeper than the limit, however deep, and accept one at it", () => {
     const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
-    const refused = { ok: false, error: `request body is nested deeper than ${MAX_BODY_DEPTH} levels` };
+    const refused = (at: string) => ({
+      ok: false,
+      error: `${at} is nested deeper than ${MAX_BODY_DEPTH} levels`,
+    });
     expect(parseJsonBody(nested(MAX_BODY_DEPTH)).ok).toBe(true);
-    expect(parseJsonBody(nested(MAX_BODY_DEPTH + 1))).toEqual(refused);
-    expect(parseJsonBody(nested(100_000))).toEqual(refused);
-    expect(parseJsonBody(`{"a":${nested(MAX_BODY_DEPTH)}}`)).toEqual(refused);
+    expect(parseJsonBody(nested(MAX_BODY_DEPTH + 1))).toEqual(refused("0.0.0…:"));
+    expect(parseJsonBody(nested(100_000))).toEqual(refused("0.0.0…:"));
+    // The field is named, so that a rule nested too deep is refused naming targeting.
+    expect(parseJsonBody(`{"targeting":${nested(MAX_BODY_DEPTH)}}`)).toEqual(refused("targeting.0.0…:"));
   });
 });

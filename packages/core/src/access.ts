@@ -18,6 +18,8 @@ export interface RouteRule {
   access: "public" | readonly Role[];
   /** Set for the routes whose calls the audit log records (every mutating route). */
   audit?: { resource: AuditResource; action: AuditAction };
+  /** A POST that changes nothing (an evaluation): not audited, as a GET is not. */
+  readOnly?: true;
 }
 
 const ANY_ROLE: readonly Role[] = ROLES;
@@ -50,6 +52,10 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   "GET /api/v1/flags/{namespace}/{name}": { access: ANY_ROLE },
   "PUT /api/v1/flags/{namespace}/{name}": { access: WRITERS, audit: { resource: "flag", action: "update" } },
   "DELETE /api/v1/flags/{namespace}/{name}": { access: ADMIN, audit: { resource: "flag", action: "delete" } },
+  "POST /api/v1/flags/{namespace}/{name}/evaluate": { access: ANY_ROLE, readOnly: true },
+  "POST /api/v1/flags/evaluate": { access: ANY_ROLE, readOnly: true },
+  "POST /api/v1/flags/import": { access: WRITERS, audit: { resource: "flag", action: "create" } },
+  "GET /api/v1/flags/export": { access: ANY_ROLE },
   "POST /api/v1/flags/{namespace}/{name}/toggle": {
     access: WRITERS,
     audit: { resource: "flag", action: "toggle" },

@@ -25,9 +25,26 @@ export const FlagStatusView = Type.Object({
   message: Type.String(),
 });
 
-const { key, variants, defaultVariant, targeting, evaluators, metadata } = FeatureFlagSpec.properties;
+const { key, variants, defaultVariant, metadata } = FeatureFlagSpec.properties;
+/** Any JSON object, written out whole (a response schema without properties would drop them all). */
+const anyObject = { type: "object", additionalProperties: true } as const;
 /** The targeting fields: in a representation only when the flag has them (SPEC.md's shape otherwise). */
-const targetingFields = { key, variants, defaultVariant, targeting, evaluators, metadata };
+const targetingFields = {
+  key,
+  variants,
+  defaultVariant,
+  targeting: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({ ...anyObject, description: "A flagd JSON Logic rule." }),
+  ),
+  evaluators: Type.Optional(
+    Type.Unsafe<Record<string, Record<string, unknown>>>({
+      type: "object",
+      additionalProperties: anyObject,
+      description: 'Rules the targeting refers to with {"$ref": name}.',
+    }),
+  ),
+  metadata,
+};
 
 /**
  * A flag definition's fields in a request body: with variants, defaultValue may be left out

@@ -8,7 +8,7 @@ import { validateFlagSpec, type Delivery, type FeatureFlagSpec } from "./flag.ts
 import { evaluationKey, flagNameForKey, shortHash } from "./flag-keys.ts";
 import { flagdFlagOf, valueText } from "./flagd.ts";
 import { refsOf } from "./targeting-rules.ts";
-import { type FieldError, type Validated } from "./validation.ts";
+import { fieldPath, type FieldError, type Validated } from "./validation.ts";
 
 export const FLAGD_SCHEMA_URL = "https://flagd.dev/schema/v0/flags.json";
 
@@ -124,7 +124,39 @@ function flagSpec(
  * file (nothing is imported when one flag is wrong). Names come from flagNameForKey; a flag
  * whose name is not its key keeps the key in spec.key, so it is evaluated and served under it.
  */
-export function importFlagdFile(file: unknown, options: { delivery: Delivery }): Validated<NamedFlag[]> {
+export function importFlagdFile(
+  file: unknown,
+  options: { delivery: Delivery; prefix?: string },
+): Validated<NamedFlag[]> {
+  const result = importFlags(file, options.delivery);
+  if (!result.ok) {
+    const prefix = options.prefix ?? "";
+    return { ok: false, errors: result.errors.map((e) => ({ ...e, field: fieldPath(prefix, e.field) })) };
+  }
+  const shared = sharedDeliveryProblem(options.delivery, result.value.length);
+  return shared === undefined ? result : { ok: false, errors: [shared] };
+}
+
+/**
+ * One delivery is given to every flag of a file: an env var name or a ConfigMap key can then
+ * serve only one of them (two flags would write the same variable or key).
+ */
+function sharedDeliveryProblem(delivery: Delivery, count: number): FieldError | undefined {
+  if (count < 2) return undefined;
+  if (delivery.envVar?.name !== undefined)
+    return {
+      field: "delivery.envVar.name",
+      message: `one variable cannot carry ${count} flags: leave the name out (each flag gets FLAG_<NAME>)`,
+    };
+  if (delivery.configMap !== undefined)
+    return {
+      field: "delivery.configMap",
+      message: `one ConfigMap key cannot carry ${count} flags: import them with sidecar or envVar delivery`,
+    };
+  return undefined;
+}
+
+function importFlags(file: unknown, delivery: Delivery): Validated<NamedFlag[]> {
   if (!isObject(file) || !isObject(file["flags"]))
     return { ok: false, errors: [{ field: "flags", message: "a flagd file is an object with flags" }] };
   const errors: FieldError[] = Object.keys(file)
@@ -136,7 +168,7 @@ export function importFlagdFile(file: unknown, options: { delivery: Delivery }):
     errors.push({ field: "$evaluators", message: "must be an object of JSON Logic objects" });
   if (!isObject(metadata)) errors.push({ field: "metadata", message: "must be an object" });
   if (errors.length > 0) return { ok: false, errors };
-  const shared = { evaluators: evaluators as Json, metadata: metadata as Json, delivery: options.delivery };
+  const shared = { evaluators: evaluators as Json, metadata: metadata as Json, delivery };
   const imported: NamedFlag[] = [];
   const keyOfName = new Map<string, string>();
   for (const [key, flag] of Object.entries(file["flags"]).sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -196,6 +228,26 @@ function sharedNames(own: Json, shared: Json): Map<string, string> {
   return renames;
 }
 
+/**
+ * The evaluators, each before those it refers to: flagd-core replaces `$ref`s one evaluator at a
+ * time in file order, so a `$ref` inside an evaluator resolves only when the evaluator it names
+ * comes later.
+ */
+function referrersFirst(evaluators: Json): Json {
+  // Depth-first, each evaluator after those it refers to; reversed, each comes before them
+  // (cycles were refused when the flags were written).
+  const postOrder: string[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !Object.hasOwn(evaluators, name)) return;
+    seen.add(name);
+    for (const ref of refsOf(evaluators[name])) visit(ref);
+    postOrder.push(name);
+  };
+  Object.keys(evaluators).forEach(visit);
+  return Object.fromEntries(postOrder.reverse().map((name) => [name, evaluators[name]]));
+}
+
 /** A flagd file of the flags, which flagd (and flagd-core, strictly) loads unchanged. */
 export function exportFlagdFile(flags: readonly NamedFlag[]): FlagdFile {
   const keyed = flags
@@ -221,6 +273,6 @@ export function exportFlagdFile(flags: readonly NamedFlag[]): FlagdFile {
   return {
     $schema: FLAGD_SCHEMA_URL,
     flags: out,
-    ...(Object.keys(evaluators).length > 0 ? { $evaluators: evaluators } : {}),
+    ...(Object.keys(evaluators).length > 0 ? { $evaluators: referrersFirst(evaluators) } : {}),
   };
 }

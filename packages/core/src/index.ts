@@ -20,6 +20,7 @@ export * from "./flag-manifest.ts";
 export * from "./flag-defaults.ts";
 export * from "./flag-keys.ts";
 export * from "./flagd-file.ts";
+export { TARGETING_MAX_DEPTH } from "./targeting-rules.ts";
 export * from "./workload-view.ts";
 export * from "./cluster-registration.ts";
 export * from "./cluster-view.ts";

@@ -38,7 +38,7 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const ClusterQuery = Type.Object(
+export const ClusterQuery = Type.Object(
   { clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }) },
   { additionalProperties: false },
 );
@@ -59,7 +59,7 @@ const CreateQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const FlagParams = Type.Object(
+export const FlagParams = Type.Object(
   { namespace: Type.String({ maxLength: 253 }), name: Type.String({ maxLength: 253 }) },
   { additionalProperties: false },
 );
@@ -68,7 +68,7 @@ const DryRunResult = Type.Object({ flag: FlagView, preview: Type.Array(PreviewEn
 type Params = Type.Static<typeof FlagParams>;
 
 /** The rules beyond the body's shape (the value parses as its type, identity matches the path). */
-function valid<T>(result: Validated<T>): T {
+export function valid<T>(result: Validated<T>): T {
   if (!result.ok) throw new HttpError(400, describeErrors(result.errors));
   return result.value;
 }
@@ -88,18 +88,21 @@ function auditFields(resource: FeatureFlagResource): Record<string, unknown> {
   };
 }
 
-function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): FeatureFlagResource {
+export function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): FeatureFlagResource {
   const flag = cluster.flags.get(namespace, name);
   if (flag === undefined)
     throw new HttpError(404, `flag ${namespace}/${name} not found in cluster ${cluster.id}`);
   return flag;
 }
 
-/** Two flags writing one ConfigMap key, or evaluated under one key, are refused (409). */
-export function refuseConflicts(cluster: ConnectedCluster, candidate: FeatureFlagResource): void {
+/** Why the candidate cannot be stored: another flag writes its ConfigMap key, or has its key. */
+export function conflictOf(cluster: ConnectedCluster, candidate: FeatureFlagResource): string | undefined {
   const namespaceFlags = cluster.flags.list(candidate.metadata.namespace);
-  const conflict =
-    configMapConflict(candidate, namespaceFlags) ?? evaluationKeyConflict(candidate, namespaceFlags);
+  return configMapConflict(candidate, namespaceFlags) ?? evaluationKeyConflict(candidate, namespaceFlags);
+}
+
+function refuseConflicts(cluster: ConnectedCluster, candidate: FeatureFlagResource): void {
+  const conflict = conflictOf(cluster, candidate);
   if (conflict !== undefined) throw new HttpError(409, conflict);
 }
 

@@ -1,10 +1,20 @@
-import { fieldPath } from "@svc/core";
+import { fieldPath, TARGETING_MAX_DEPTH } from "@svc/core";
 
 /**
- * The deepest nesting a body may have. svc's bodies are a few levels deep (a flag's JSON value is
- * a string); a limit keeps a body of thousands of nested arrays from costing more than its size.
+ * The deepest nesting a body may have: a targeting rule at its own limit inside the deepest
+ * body that carries one (an import's file.flags.<key>.targeting). A limit keeps a body of
+ * thousands of nested arrays from costing more than its size.
  */
-export const MAX_BODY_DEPTH = 32;
+export const MAX_BODY_DEPTH = TARGETING_MAX_DEPTH + 8;
+
+/** A deep path is named by its first segments: enough to say which field, short enough to read. */
+const NAMED_SEGMENTS = 3;
+
+function tooDeep(path: string): string {
+  const segments = path.split(".");
+  const named = segments.slice(0, NAMED_SEGMENTS).join(".") + (segments.length > NAMED_SEGMENTS ? "…" : "");
+  return `${path === "" ? "request body" : `${named}:`} is nested deeper than ${MAX_BODY_DEPTH} levels`;
+}
 
 /**
  * Keys that could reach an object's prototype if a later merge copied them: `__proto__`, and
@@ -15,7 +25,7 @@ function refusal(value: unknown): string | undefined {
   const pending: { value: unknown; path: string; depth: number }[] = [{ value, path: "", depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (typeof next.value !== "object" || next.value === null) continue;
-    if (next.depth >= MAX_BODY_DEPTH) return `request body is nested deeper than ${MAX_BODY_DEPTH} levels`;
+    if (next.depth >= MAX_BODY_DEPTH) return tooDeep(next.path);
     // Reversed, so that the first offending key in document order is the one named.
     for (const [key, child] of Object.entries(next.value).reverse()) {
       const here = fieldPath(next.path, key);
