@@ -86,7 +86,7 @@ describeOnNode("a targeted flag seen by running pods on a real node", () => {
     const generation = (await flags.get("mode")).metadata.generation;
     await eventually(
       () => flags.get("mode"),
-      (f) => f.status?.observedGeneration === generation && f.status.phase === "Delivered",
+      (f) => f.status?.observedGeneration === generation && f.status?.phase === "Delivered",
       "the rewritten rule Delivered",
     );
     await operator?.idle();

@@ -10,6 +10,7 @@ import {
   planWorkload,
   WORKLOAD_KINDS,
   type FeatureFlagResource,
+  type FlagIndex,
   type Workload,
   type WorkloadKind,
   type WorkloadObject,
@@ -69,6 +70,8 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
+  /** Each namespace's flags indexed (their rules compiled) once per change of its flags. */
+  readonly #flagIndexes = new Map<string, { flags: readonly FeatureFlagResource[]; index: FlagIndex }>();
   readonly #plansByNamespace = new Map<
     string,
     { inputs: readonly unknown[]; plans: { workload: Workload; plan: WorkloadPlan }[] }
@@ -216,8 +219,7 @@ export class ClusterController {
     ];
     const memo = this.#plansByNamespace.get(namespace);
     if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) return memo.plans;
-    // Indexed once: each targeted flag's rule is compiled once for the whole namespace.
-    const flags = indexFlags(cluster.flags.list(namespace));
+    const flags = this.#flagIndex(namespace);
     const where = deliveryCluster(cluster);
     const plans = this.#workloads(namespace).map((workload) => ({
       workload,
@@ -227,12 +229,26 @@ export class ClusterController {
     return plans;
   }
 
+  /**
+   * The namespace's flags, indexed. The cache hands out the same list until a flag of the
+   * namespace changes, so a resync's thousands of workload reconciles share one index and
+   * compile each targeted flag's rule once, not once per workload.
+   */
+  #flagIndex(namespace: string): FlagIndex {
+    const flags = this.#options.cluster.flags.list(namespace);
+    const memo = this.#flagIndexes.get(namespace);
+    if (memo?.flags === flags) return memo.index;
+    const index = indexFlags(flags);
+    this.#flagIndexes.set(namespace, { flags, index });
+    return index;
+  }
+
   async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
     const object = this.#cache(kind).get(namespace, name);
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
     const workload: Workload = { kind, object };
     const { cluster } = this.#options;
-    const plan = planWorkload(workload, cluster.flags.list(namespace), deliveryCluster(cluster));
+    const plan = planWorkload(workload, this.#flagIndex(namespace), deliveryCluster(cluster));
     if (plan.inSync) return;
     const { writer, sidecar, metrics } = this.#options;
     const nativeSidecar = supportsNativeSidecar(cluster.health().kubernetesVersion);

@@ -66,7 +66,7 @@ async function putTargeting(targeting: Record<string, unknown>, dryRun: boolean)
   const generation = (await flags.get("rollout")).metadata.generation;
   await eventually(
     () => flags.get("rollout"),
-    (f) => f.status?.observedGeneration === generation && f.status.phase === "Delivered",
+    (f) => f.status?.observedGeneration === generation && f.status?.phase === "Delivered",
     "rollout Delivered",
   );
   await operator.idle();
