@@ -68,11 +68,11 @@ export type FlagChange =
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
 /** A flag with every response about it rendered once, when it changed. */
-export interface FlagEntry extends RenderedFlag {
+export type FlagEntry = RenderedFlag & {
   flag: SidecarFlag;
   /** SHA-256 of the flag's definition, a term of the state's configEtag. */
   digest: Buffer;
-}
+};
 
 /**
  * The flags of one namespace. Every mutation returns the changes it made (none for a no-op, so

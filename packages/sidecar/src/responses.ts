@@ -51,22 +51,27 @@ export function clientErrorAnswer(error: { code?: string; message: string }): st
 /** The path of the OFREP event stream (protocol ADR-0008), advertised by the bulk evaluation. */
 export const OFREP_EVENTS_PATH = "/ofrep/v1/events";
 
-export interface RenderedFlag {
+/** The OFREP side of a flag: its answer when no context can change it, else flagd-core's form. */
+export type OfrepForm =
+  | {
+      /** Disabled, no targeting, or a rule flagd-core refused: evaluated once per change. */
+      ofrepStatic: { evaluation: OfrepEvaluation; response: PreparedResponse };
+      compiled?: undefined;
+    }
+  | {
+      ofrepStatic?: undefined;
+      /** A targeted flag, parsed once per change and evaluated per request. */
+      compiled: CompiledFlag;
+    };
+
+export type RenderedFlag = OfrepForm & {
   /** The flag object's JSON text: the body of GET /flags/{name}, an element of GET /flags, stream data. */
   json: string;
   /** GET /flags/{name} */
   object: PreparedResponse;
   /** GET /flags/{name}/value: the raw value, or 404 while disabled (DESIGN.md §5). */
   value: PreparedResponse;
-  /** flagd-core's form of the flag, parsed once per change. */
-  compiled: CompiledFlag;
-  /**
-   * The OFREP evaluation of a flag whose answer cannot depend on the context (no targeting,
-   * disabled, or a rule flagd-core refused), and its single-evaluation response; undefined for a
-   * targeted flag, which is evaluated per request.
-   */
-  ofrepStatic: { evaluation: OfrepEvaluation; response: PreparedResponse } | undefined;
-}
+};
 
 export function renderFlag(flag: SidecarFlag): RenderedFlag {
   const json = JSON.stringify({
@@ -76,19 +81,19 @@ export function renderFlag(flag: SidecarFlag): RenderedFlag {
     disabled: flag.disabled,
   });
   const compiled = compileFlag(flag.key, evaluatedSpecOf(flag), false);
-  const perRequest = !flag.disabled && compiled.ok && isTargeted(flag);
-  const evaluation = perRequest ? undefined : renderEvaluation(flag, evaluateFlag(flag.key, compiled, {}));
-  return {
+  const rendered = {
     json,
     object: prepare(200, JSON_TYPE, json),
     value: flag.disabled
       ? errorResponse(404, `flag ${flag.name} is disabled`)
       : prepare(200, TEXT_TYPE, flag.value),
-    compiled,
-    ofrepStatic: evaluation && {
-      evaluation,
-      response: prepare(evaluation.status, JSON_TYPE, evaluation.text),
-    },
+  };
+  if (!flag.disabled && compiled.ok && isTargeted(flag)) return { ...rendered, compiled };
+  // A static flag keeps its answer only, not flagd-core's form (memory per flag).
+  const evaluation = renderEvaluation(flag, evaluateFlag(flag.key, compiled, {}));
+  return {
+    ...rendered,
+    ofrepStatic: { evaluation, response: prepare(evaluation.status, JSON_TYPE, evaluation.text) },
   };
 }
 
@@ -97,10 +102,8 @@ export function ofrepEvaluation(
   entry: RenderedFlag & { flag: SidecarFlag },
   context: EvaluationContext,
 ): OfrepEvaluation {
-  return (
-    entry.ofrepStatic?.evaluation ??
-    renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, entry.compiled, context))
-  );
+  if (entry.ofrepStatic) return entry.ofrepStatic.evaluation;
+  return renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, entry.compiled, context));
 }
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a context. */

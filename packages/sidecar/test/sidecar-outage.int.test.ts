@@ -68,7 +68,13 @@ describe("svc sidecar during a Kubernetes API outage", () => {
       method: "POST",
       body: "{}",
     });
-    expect(await evaluation.json()).toEqual({ key: "doomed", reason: "STATIC", value: 1 });
+    expect(await evaluation.json()).toEqual({
+      key: "doomed",
+      reason: "STATIC",
+      value: 1,
+      variant: "default",
+      metadata: {},
+    });
     expect(stream.ended()).toBe(false);
 
     await controlPlane.startApiServer();
