@@ -68,6 +68,20 @@ const answers = (url: string, init?: RequestInit) =>
     () => false,
   );
 
+/**
+ * POSTs JSON; a request on a kept-alive connection the server closed meanwhile (Node's 5 s
+ * keep-alive timeout racing the client's reuse) is sent once more.
+ */
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const send = () =>
+    fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  return send().catch(send);
+}
+
 async function admin(serverUrl: string, path: string, body: unknown): Promise<void> {
   const response = await fetch(`${serverUrl}/api/admin/projects/default/features${path}`, {
     method: "POST",
@@ -116,11 +130,11 @@ export async function startUnleashPeer(postgresUrl: string): Promise<UnleashPeer
     }).listen(${proxyPort}, "127.0.0.1");`;
     proxy = nodeOnCpu0("unleash-proxy", script, {});
     const enabledFor = async (userId: string) => {
-      const response = await fetch(`${proxyUrl}/proxy`, {
-        method: "POST",
-        headers: { authorization: PROXY_KEY, "content-type": "application/json" },
-        body: JSON.stringify({ context: { userId }, toggles: [FLAG] }),
-      });
+      const response = await postJson(
+        `${proxyUrl}/proxy`,
+        { context: { userId }, toggles: [FLAG] },
+        { authorization: PROXY_KEY },
+      );
       if (!response.ok) throw new Error(`proxy answered ${response.status}`);
       const { toggles } = (await response.json()) as { toggles: { name: string; enabled: boolean }[] };
       return toggles.some((t) => t.name === FLAG && t.enabled);
@@ -202,11 +216,7 @@ async function main(): Promise<void> {
     });
     const ofrepUrl = `${sidecar.url}/ofrep/v1/evaluate/flags/${FLAG}`;
     const sidecarVariant = async (targetingKey: string) => {
-      const response = await fetch(ofrepUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ context: { targetingKey } }),
-      });
+      const response = await postJson(ofrepUrl, { context: { targetingKey } });
       return ((await response.json()) as { variant?: string }).variant;
     };
     await waitFor(
