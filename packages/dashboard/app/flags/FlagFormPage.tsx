@@ -1,11 +1,4 @@
-import {
-  DELIVERY_KINDS,
-  defaultEnvVarName,
-  DEFAULT_SIDECAR_PORT,
-  type DeliveryKind,
-  type FlagView,
-} from "@svc/core/browser";
-import { RadioGroup } from "radix-ui";
+import type { FlagView } from "@svc/core/browser";
 import { useState, type SyntheticEvent } from "react";
 import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { ApiError, errorForField } from "../api/client.ts";
@@ -15,7 +8,8 @@ import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { QueryState } from "../ui/states.tsx";
-import { TypeSelect, ValueEditor, SelectorEditor, jsonHint } from "./editors.tsx";
+import { DeliveryFields } from "./DeliveryFields.tsx";
+import { TypeSelect, ValueEditor, jsonHint } from "./editors.tsx";
 import {
   bodyFromForm,
   evaluationDraft,
@@ -31,18 +25,6 @@ import { PreviewPanel } from "./PreviewPanel.tsx";
 import { TargetingEditor } from "./TargetingEditor.tsx";
 import { TryContextPanel } from "./TryContextPanel.tsx";
 import { useCreateFlag, useFlag, useUpdateFlag, type FlagAddress } from "./queries.ts";
-
-const KIND_LABEL: Record<DeliveryKind, { title: string; hint: string }> = {
-  envVar: { title: "Environment variable", hint: "set in every container; a change rolls the workload" },
-  configMap: {
-    title: "ConfigMap key",
-    hint: "mounted as a file; a change reaches pods without a restart (about a minute)",
-  },
-  sidecar: {
-    title: "Sidecar",
-    hint: "an in-pod HTTP server with a live change stream; changes never restart pods",
-  },
-};
 
 function IdentityFields({
   form,
@@ -110,112 +92,6 @@ function IdentityFields({
         )}
       </Field>
     </div>
-  );
-}
-
-function DeliveryFields({
-  form,
-  update,
-  problem,
-}: {
-  form: FlagForm;
-  update: (patch: Partial<FlagForm>) => void;
-  problem: (field: string) => string | undefined;
-}) {
-  return (
-    <fieldset className="delivery">
-      <legend>Delivery</legend>
-      <RadioGroup.Root
-        className="radio-group"
-        aria-label="Delivery kind"
-        value={form.kind}
-        onValueChange={(value) => {
-          const kind = DELIVERY_KINDS.find((k) => k === value);
-          if (kind !== undefined) update({ kind });
-        }}
-      >
-        {DELIVERY_KINDS.map((kind) => (
-          <label key={kind} className="radio">
-            <RadioGroup.Item value={kind} className="radio-item">
-              <RadioGroup.Indicator className="radio-indicator" />
-            </RadioGroup.Item>
-            <span>
-              <strong>{KIND_LABEL[kind].title}</strong>
-              <span className="hint"> — {KIND_LABEL[kind].hint}</span>
-            </span>
-          </label>
-        ))}
-      </RadioGroup.Root>
-      {form.kind === "envVar" && (
-        <Field
-          label="Variable name"
-          hint={`empty: ${form.name === "" ? "FLAG_ and the flag name" : defaultEnvVarName(form.name)}`}
-          problem={problem("delivery.envVar.name")}
-        >
-          {(control) => (
-            <input
-              {...control}
-              className="mono"
-              value={form.envVarName}
-              onChange={(event) => {
-                update({ envVarName: event.target.value });
-              }}
-            />
-          )}
-        </Field>
-      )}
-      {form.kind === "configMap" && (
-        <div className="form-grid">
-          <Field label="ConfigMap name" problem={problem("delivery.configMap.configMapName")}>
-            {(control) => (
-              <input
-                {...control}
-                value={form.configMapName}
-                onChange={(event) => {
-                  update({ configMapName: event.target.value });
-                }}
-              />
-            )}
-          </Field>
-          <Field label="Key" problem={problem("delivery.configMap.key")}>
-            {(control) => (
-              <input
-                {...control}
-                value={form.configMapKey}
-                onChange={(event) => {
-                  update({ configMapKey: event.target.value });
-                }}
-              />
-            )}
-          </Field>
-        </div>
-      )}
-      {form.kind === "sidecar" && (
-        <Field
-          label="Sidecar port"
-          hint={`empty: ${DEFAULT_SIDECAR_PORT}`}
-          problem={problem("delivery.sidecar.port")}
-        >
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              value={form.sidecarPort}
-              onChange={(event) => {
-                update({ sidecarPort: event.target.value });
-              }}
-            />
-          )}
-        </Field>
-      )}
-      <SelectorEditor
-        rows={form.labels}
-        onChange={(labels) => {
-          update({ labels });
-        }}
-        problem={problem(selectorField(form.kind))}
-      />
-    </fieldset>
   );
 }
 
