@@ -4,8 +4,8 @@ import { settingsOf, type SettingUse } from "@svc/core/settings";
 
 export interface Command {
   summary: string;
-  /** Options besides --help; any other argument is refused. */
-  options?: readonly string[];
+  /** Options besides --help; any other argument is refused ("own": the command reads its arguments). */
+  options?: readonly string[] | "own";
   /** The settings it reads (from its own parser), and notes for its help. */
   settings: () => Promise<{ uses: SettingUse[]; notes?: string[] }>;
   run: (args: string[]) => Promise<void>;
@@ -49,6 +49,15 @@ export const commands: Record<string, Command> = {
     summary: "run the web dashboard and its /api proxy (port 8080; SVC_DASHBOARD_*, SVC_API_URL)",
     settings: async () => ({ uses: settingsOf((await import("@svc/dashboard")).parseDashboardConfig) }),
     run: async () => (await import("./commands/dashboard.ts")).runDashboard(),
+  },
+  flags: {
+    summary: "import a flagd flag-definition file into a namespace, or export one (through the REST API)",
+    options: "own",
+    settings: async () => ({
+      uses: settingsOf((await import("./commands/flags-arguments.ts")).parseFlagsSettings),
+      notes: (await import("./commands/flags-arguments.ts")).FLAGS_USAGE.trimEnd().split("\n"),
+    }),
+    run: async (args) => (await import("./commands/flags.ts")).runFlags(args),
   },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",

@@ -14,7 +14,9 @@ const HELP = ["--help", "-h"];
 const [name, ...args] = process.argv.slice(2);
 const command = name === undefined ? undefined : commands[name];
 if (command && name !== undefined) {
-  const unknown = args.filter((arg) => !HELP.includes(arg) && !(command.options ?? []).includes(arg));
+  const options = command.options ?? [];
+  const unknown =
+    options === "own" ? [] : args.filter((arg) => !HELP.includes(arg) && !options.includes(arg));
   if (args.some((arg) => HELP.includes(arg))) {
     const { uses, notes } = await command.settings();
     process.stdout.write(commandHelp(name, command.summary, uses, notes));

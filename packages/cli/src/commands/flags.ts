@@ -1,0 +1,72 @@
+import { readFile } from "node:fs/promises";
+import { describeErrors } from "@svc/core";
+import { FLAGS_USAGE, parseFlagsArguments, type ApiSettings, type FlagsRequest } from "./flags-arguments.ts";
+
+/** One call of the REST API; its answer, parsed when it is JSON. */
+async function call(api: ApiSettings, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${api.server}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${api.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const error = (json as { error?: unknown } | undefined)?.error;
+  return { status: response.status, json, error: typeof error === "string" ? error : text.slice(0, 500) };
+}
+
+async function run(request: FlagsRequest, api: ApiSettings): Promise<string> {
+  const query = new URLSearchParams({ clusterId: request.cluster, namespace: request.namespace }).toString();
+  if (request.action === "export") {
+    const answer = await call(api, "GET", `/api/v1/flags/export?${query}`);
+    if (answer.status !== 200) throw new Error(`${answer.status} ${answer.error}`);
+    return `${JSON.stringify(answer.json, null, 2)}\n`;
+  }
+  let file: unknown;
+  try {
+    file = JSON.parse(await readFile(request.file, "utf8"));
+  } catch (error) {
+    throw new Error(
+      `cannot read ${request.file} as JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const body = { delivery: request.delivery, file, dryRun: request.dryRun };
+  const answer = await call(api, "POST", `/api/v1/flags/import?${query}`, body);
+  if (answer.status !== 200 && answer.status !== 201) throw new Error(`${answer.status} ${answer.error}`);
+  const { flags } = answer.json as { flags: { name: string; key: string }[] };
+  const verb = request.dryRun ? "would create" : "created";
+  return flags
+    .map((f) => `${verb} ${request.namespace}/${f.name}${f.key === f.name ? "" : ` (key ${f.key})`}\n`)
+    .join("");
+}
+
+/** `svc flags import|export`: exit 2 on a bad command line, 1 when the API refuses or is unreachable. */
+export async function runFlags(args: string[]): Promise<void> {
+  const parsed = parseFlagsArguments(args, process.env);
+  if (!parsed.ok) {
+    process.stderr.write(`svc flags: ${describeErrors(parsed.errors)}\n\n${FLAGS_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { request, api } = parsed.value;
+  try {
+    process.stdout.write(await run(request, api));
+  } catch (error) {
+    // fetch's own message is "fetch failed"; its cause says why (refused, reset, timed out).
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+    const message = error instanceof Error ? error.message : String(error);
+    const why = cause === "" || message.includes(cause) ? message : `${message}: ${cause}`;
+    process.stderr.write(`svc flags ${request.action}: ${why}\n`);
+    process.exitCode = 1;
+  }
+}
