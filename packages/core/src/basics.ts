@@ -59,6 +59,11 @@ export function isEnabled(spec: { enabled?: boolean | undefined }): boolean {
   return spec.enabled !== false;
 }
 
+/** Whether a flag's value can differ by context: it has a (non-empty) targeting rule. */
+export function isTargeted(spec: { targeting?: Record<string, unknown> | undefined }): boolean {
+  return spec.targeting !== undefined && Object.keys(spec.targeting).length > 0;
+}
+
 /** Why `value` is not a valid value of `type`, or undefined when it is. */
 export function defaultValueProblem(type: FlagType, value: string): string | undefined {
   switch (type) {

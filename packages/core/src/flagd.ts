@@ -4,12 +4,15 @@
  * module, so that svc answers what flagd answers for the same definition and context
  * (docs/targeting.md, "Where svc differs from flagd").
  *
- * No TypeBox and no Node built-ins: the sidecar imports it (`@svc/core/flagd`) and stays small,
- * and the dashboard bundles it to try a context in the browser.
+ * No TypeBox and no Node built-ins: the sidecar imports it (`@svc/core/flagd`) and stays small.
+ * The dashboard does not bundle it: flagd-core builds rules with `new Function`, which its CSP
+ * forbids, so the browser asks the API to evaluate.
  */
 import { FeatureFlag, MemoryStorage, type Flag } from "@openfeature/flagd-core";
 import type { EvaluationContext, FlagMetadata, JsonValue, Logger } from "@openfeature/core";
 import { defaultValueProblem, isEnabled, type FlagType } from "./basics.ts";
+
+export { isTargeted } from "./basics.ts";
 
 /** The fields of a FeatureFlag spec that decide its evaluation. */
 export interface EvaluatedSpec {
@@ -205,11 +208,6 @@ function knownReason(reason: string): EvaluationReason {
   return (EVALUATION_REASONS as readonly string[]).includes(reason)
     ? (reason as EvaluationReason)
     : "DEFAULT";
-}
-
-/** Whether a flag's value can differ by context (it has a targeting rule). */
-export function isTargeted(spec: Pick<EvaluatedSpec, "targeting">): boolean {
-  return spec.targeting !== undefined && Object.keys(spec.targeting).length > 0;
 }
 
 /** What the operator knows of a workload when it evaluates a flag for it (no request context). */

@@ -4,7 +4,13 @@
  * JSON Logic (edited as text). The browser never evaluates a rule: it checks JSON syntax as the
  * user types, and the API checks and evaluates the rule (POST /api/v1/flags/evaluate).
  */
-import { defaultValueProblem, type FlagCreateBody, type FlagType, type FlagView } from "@svc/core/browser";
+import {
+  defaultValueProblem,
+  isTargeted,
+  type FlagCreateBody,
+  type FlagType,
+  type FlagView,
+} from "@svc/core/browser";
 
 export interface VariantRow {
   name: string;
@@ -211,7 +217,7 @@ export function targetingProblems(form: TargetingForm, type: FlagType): Partial<
 
 /** How the flag list names a flag's targeting: its rollout ("25% on"), "targeted", or nothing. */
 export function targetingSummary(flag: Pick<TargetingFields, "variants" | "targeting">): string | undefined {
-  if (flag.targeting === undefined || Object.keys(flag.targeting).length === 0) return undefined;
+  if (!isTargeted(flag) || flag.targeting === undefined) return undefined;
   const rollout = rolloutOf(flag.targeting, Object.keys(flag.variants ?? {}));
   return rollout === undefined ? "targeted" : `${rollout.percent}% ${rollout.variant}`;
 }
