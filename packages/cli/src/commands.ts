@@ -55,7 +55,11 @@ export const commands: Record<string, Command> = {
     options: "own",
     settings: async () => ({
       uses: settingsOf((await import("./commands/flags-arguments.ts")).parseFlagsSettings),
-      notes: (await import("./commands/flags-arguments.ts")).FLAGS_USAGE.trimEnd().split("\n"),
+      notes: [
+        "svc flags import <file> --namespace N --cluster C --selector k=v[,k=v] [--delivery ...] [--dry-run];",
+        "svc flags export --namespace N --cluster C. --server and --token win over these variables;",
+        "svc flags alone prints every option. Details: docs/api-flags-clusters.md#import-and-export.",
+      ],
     }),
     run: async (args) => (await import("./commands/flags.ts")).runFlags(args),
   },
