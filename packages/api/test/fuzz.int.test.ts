@@ -2,6 +2,7 @@
 // the answer is never a 500, and every error is a JSON {error: string}.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostileContext, hostileTargetingFields } from "../../../test/support/hostile-input.ts";
 import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig, type Reply } from "./support/harness.ts";
 
 const RUNS = 25;
@@ -22,6 +23,17 @@ const jsonBody = fc.oneof(
   fc.record({ username, password, role }, { requiredKeys: [] }),
   fc.record({ username, password, role, extra: fc.jsonValue() }, { requiredKeys: ["extra"] }),
   fc.jsonValue({ maxDepth: 3 }),
+  // A flag draft to evaluate, its targeting fields and context hostile.
+  fc.record(
+    {
+      flag: fc.record(
+        { ...hostileTargetingFields, type: fc.constantFrom("boolean", "string", "json") },
+        { requiredKeys: [] },
+      ),
+      context: hostileContext,
+    },
+    { requiredKeys: [] },
+  ),
 );
 const request = fc.record({
   body: fc.oneof(
@@ -78,6 +90,7 @@ describe.each(BACKENDS)("random requests on $name", (backend) => {
     ["PUT", (name) => `/api/v1/users/${encodeURIComponent(name)}`, () => viewer],
     ["DELETE", (name) => `/api/v1/users/${encodeURIComponent(name)}`, () => admin],
     ["GET", () => "/api/v1/audit", () => admin],
+    ["POST", () => "/api/v1/flags/evaluate", () => viewer],
     ["GET", () => "/api/v1/openapi.json", () => admin],
     ["GET", () => "/healthz", () => undefined],
     ["GET", () => "/readyz", () => undefined],
