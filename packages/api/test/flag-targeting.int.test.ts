@@ -1,10 +1,10 @@
 // Variants, targeting, evaluation, and flagd file import/export over REST, against FeatureFlag
 // resources in a real kube-apiserver.
-import { CustomObjectsApi } from "@kubernetes/client-node";
+import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { compileFlag, evaluateFlag } from "@svc/core/flagd";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testNamespace } from "../../../test/support/kube.ts";
+import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import {
   answers,
   loadStrictly,
@@ -47,11 +47,11 @@ const rollout = {
   delivery: { sidecar: { selector } },
 };
 
-async function names(): Promise<string[]> {
+async function names(namespace = ns): Promise<string[]> {
   const list = (await objects.listNamespacedCustomObject({
     group: API_GROUP,
     version: API_VERSION,
-    namespace: ns,
+    namespace,
     plural: FEATURE_FLAG.plural,
   })) as { items: { metadata: { name: string } }[] };
   return list.items.map((item) => item.metadata.name).sort();
@@ -275,5 +275,42 @@ describe("import and export of flagd files", () => {
       const got = answers(roundTrip, context);
       for (const key of Object.keys(migratedFlagdFile.flags)) expect(got[key], key).toEqual(expected[key]);
     }
+  });
+
+  it("deletes what it created when a write fails midway (a quota of 2 flags, a file of 5)", async () => {
+    const quoted = await testNamespace(env.kc, "targeting-quota");
+    const core = env.kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedResourceQuota({
+      namespace: quoted,
+      body: {
+        metadata: { name: "two-flags" },
+        spec: { hard: { [`count/${FEATURE_FLAG.plural}.${API_GROUP}`]: "2" } },
+      },
+    });
+    // Quota admission needs the quota's usage; kube-controller-manager counts custom resources
+    // only after its next discovery of them, so the usage (none yet) is written here.
+    const counted = `count/${FEATURE_FLAG.plural}.${API_GROUP}`;
+    await eventually(
+      () => core.readNamespacedResourceQuota({ name: "two-flags", namespace: quoted }),
+      (quota) => quota.status?.hard !== undefined,
+      "the quota published",
+    );
+    await core.replaceNamespacedResourceQuotaStatus({
+      name: "two-flags",
+      namespace: quoted,
+      body: {
+        ...(await core.readNamespacedResourceQuota({ name: "two-flags", namespace: quoted })),
+        status: { hard: { [counted]: "2" }, used: { [counted]: "0" } },
+      },
+    });
+    const reply = await env.api.call("POST", `/api/v1/flags/import?clusterId=local&namespace=${quoted}`, {
+      ...as("editor"),
+      body: { delivery, file: migratedFlagdFile },
+    });
+    expect(reply.status).toBeGreaterThanOrEqual(400);
+    expect(errorOf(reply)).toMatch(
+      /^import stopped at flag .*: .*quota.*; the 2 flags created before it were deleted$/,
+    );
+    expect(await names(quoted)).toEqual([]);
   });
 });
