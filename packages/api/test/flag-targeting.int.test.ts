@@ -290,19 +290,13 @@ describe("import and export of flagd files", () => {
     // Quota admission needs the quota's usage; kube-controller-manager counts custom resources
     // only after its next discovery of them, so the usage (none yet) is written here.
     const counted = `count/${FEATURE_FLAG.plural}.${API_GROUP}`;
-    await eventually(
+    const quota = await eventually(
       () => core.readNamespacedResourceQuota({ name: "two-flags", namespace: quoted }),
-      (quota) => quota.status?.hard !== undefined,
+      (read) => read.status?.hard !== undefined,
       "the quota published",
     );
-    await core.replaceNamespacedResourceQuotaStatus({
-      name: "two-flags",
-      namespace: quoted,
-      body: {
-        ...(await core.readNamespacedResourceQuota({ name: "two-flags", namespace: quoted })),
-        status: { hard: { [counted]: "2" }, used: { [counted]: "0" } },
-      },
-    });
+    quota.status = { hard: { [counted]: "2" }, used: { [counted]: "0" } };
+    await core.replaceNamespacedResourceQuotaStatus({ name: "two-flags", namespace: quoted, body: quota });
     const reply = await env.api.call("POST", `/api/v1/flags/import?clusterId=local&namespace=${quoted}`, {
       ...as("editor"),
       body: { delivery, file: migratedFlagdFile },
