@@ -2,7 +2,7 @@
 // the answer is never a 500, and every error is a JSON {error: string}.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hostileContext, hostileTargetingFields } from "../../../test/support/hostile-input.ts";
+import { hostileContext, hostileTargetingFields } from "../../../test/support/hostile-targeting.ts";
 import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig, type Reply } from "./support/harness.ts";
 
 const RUNS = 25;
