@@ -6,8 +6,7 @@
 import type { FlagType } from "./basics.ts";
 import { validateFlagSpec, type Delivery, type FeatureFlagSpec } from "./flag.ts";
 import { evaluationKey, flagNameForKey, shortHash } from "./flag-keys.ts";
-import { flagdFlagOf, valueText } from "./flagd.ts";
-import { refsOf } from "./targeting-rules.ts";
+import { flagdFlagOf, referrersFirst, refsOf, valueText } from "./flagd.ts";
 import { fieldPath, type FieldError, type Validated } from "./validation.ts";
 
 export const FLAGD_SCHEMA_URL = "https://flagd.dev/schema/v0/flags.json";
@@ -226,26 +225,6 @@ function sharedNames(own: Json, shared: Json): Map<string, string> {
     }
   }
   return renames;
-}
-
-/**
- * The evaluators, each before those it refers to: flagd-core replaces `$ref`s one evaluator at a
- * time in file order, so a `$ref` inside an evaluator resolves only when the evaluator it names
- * comes later.
- */
-function referrersFirst(evaluators: Json): Json {
-  // Depth-first, each evaluator after those it refers to; reversed, each comes before them
-  // (cycles were refused when the flags were written).
-  const postOrder: string[] = [];
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name) || !Object.hasOwn(evaluators, name)) return;
-    seen.add(name);
-    for (const ref of refsOf(evaluators[name])) visit(ref);
-    postOrder.push(name);
-  };
-  Object.keys(evaluators).forEach(visit);
-  return Object.fromEntries(postOrder.reverse().map((name) => [name, evaluators[name]]));
 }
 
 /** A flagd file of the flags, which flagd (and flagd-core, strictly) loads unchanged. */

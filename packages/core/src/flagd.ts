@@ -115,6 +115,37 @@ function typedValueOrText(type: FlagType, text: string): JsonValue {
   return defaultValueProblem(type, text) === undefined ? typedValue(type, text) : text;
 }
 
+/** The evaluator names a rule refers to with `{"$ref": name}`. */
+export function refsOf(value: unknown, found: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
+  else if (typeof value === "object" && value !== null) {
+    const ref = (value as Record<string, unknown>)["$ref"];
+    if (typeof ref === "string") found.add(ref);
+    for (const item of Object.values(value)) refsOf(item, found);
+  }
+  return found;
+}
+
+/**
+ * The evaluators, each before those it refers to: flagd-core replaces `$ref`s one evaluator at a
+ * time in file order, so a `$ref` inside an evaluator resolves only when the evaluator it names
+ * comes later.
+ */
+export function referrersFirst<T>(evaluators: Readonly<Record<string, T>>): Record<string, T> {
+  // Depth-first, each evaluator after those it refers to; reversed, each comes before them
+  // (cycles were refused when the flags were written).
+  const postOrder: string[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !Object.hasOwn(evaluators, name)) return;
+    seen.add(name);
+    for (const ref of refsOf(evaluators[name])) visit(ref);
+    postOrder.push(name);
+  };
+  Object.keys(evaluators).forEach(visit);
+  return Object.fromEntries(postOrder.reverse().map((name) => [name, evaluators[name] as T]));
+}
+
 /** flagd-core logs targeting problems at debug level; evaluation reports them in its answer. */
 const SILENT: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
@@ -128,7 +159,8 @@ export type CompiledFlag = { ok: true; flag: FeatureFlag } | { ok: false; error:
  */
 export function compileFlag(key: string, spec: EvaluatedSpec, strict: boolean): CompiledFlag {
   const document: Record<string, unknown> = { flags: { [key]: flagdFlagOf(spec) } };
-  if (spec.evaluators !== undefined) document["$evaluators"] = spec.evaluators;
+  // Stored maps come back with sorted keys, so the order flagd-core needs is restored here.
+  if (spec.evaluators !== undefined) document["$evaluators"] = referrersFirst(spec.evaluators);
   try {
     const storage = new MemoryStorage(SILENT);
     storage.setConfigurations(JSON.stringify(document), strict);

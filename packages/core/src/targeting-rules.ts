@@ -4,7 +4,8 @@
  * written (400, naming the field), never found at evaluation time. docs/targeting.md, "Limits".
  */
 import { defaultValueProblem } from "./basics.ts";
-import { compileFlag, evaluateFlag, type EvaluatedSpec } from "./flagd.ts";
+import { compileFlag, evaluateFlag, refsOf, type EvaluatedSpec } from "./flagd.ts";
+
 import { fieldPath, type FieldError } from "./validation.ts";
 
 /** Largest targeting rule plus evaluators, as JSON text: a rule is logic, not data. */
@@ -34,16 +35,6 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
 }
 
 /** The evaluator names a rule refers to with {"$ref": name}, at any depth. */
-export function refsOf(value: unknown, found: Set<string> = new Set()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
-  else if (typeof value === "object" && value !== null) {
-    const ref = (value as Record<string, unknown>)["$ref"];
-    if (typeof ref === "string") found.add(ref);
-    for (const item of Object.values(value)) refsOf(item, found);
-  }
-  return found;
-}
-
 /** The first `$ref` cycle among evaluators, as the names along it, or undefined. */
 export function refCycle(evaluators: Readonly<Record<string, unknown>>): string[] | undefined {
   const done = new Set<string>();

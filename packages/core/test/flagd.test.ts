@@ -92,6 +92,27 @@ describe("flagd evaluation", () => {
     expect(evaluateFlag("f", compiled, { email: "bob@elsewhere.org" })).toMatchObject({ value: false });
   });
 
+  it("resolves a $ref inside an evaluator whatever the evaluators' order (Kubernetes stores map keys sorted)", () => {
+    const spec: EvaluatedSpec = {
+      ...rollout,
+      targeting: { if: [{ $ref: "z-outer" }, "on", "off"] },
+      // flagd-core resolves $refs in file order: "a-inner" first would leave z-outer's $ref unresolved.
+      evaluators: {
+        "a-inner": { in: [{ var: "tier" }, ["gold"]] },
+        "z-outer": { and: [{ $ref: "a-inner" }, true] },
+      },
+    };
+    const compiled = compileFlag("f", spec, true);
+    expect(evaluateFlag("f", compiled, { tier: "gold" })).toMatchObject({
+      value: true,
+      reason: "TARGETING_MATCH",
+    });
+    expect(evaluateFlag("f", compiled, { tier: "lead" })).toMatchObject({
+      value: false,
+      reason: "TARGETING_MATCH",
+    });
+  });
+
   it("reports a rule flagd-core cannot build as PARSE_ERROR, and a missing variant as GENERAL", () => {
     const unknownOperator = compileFlag("f", { ...rollout, targeting: { frobnicate: [1] } }, false);
     expect(evaluateFlag("f", unknownOperator, {})).toMatchObject({
