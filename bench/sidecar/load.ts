@@ -112,7 +112,7 @@ function wrk(
   argv.push(url);
   const out = execFileSync("taskset", argv, { encoding: "utf8" });
   const ms = (label: string) => {
-    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)$`, "m").exec(out);
+    const match = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)\\s*$`, "m").exec(out);
     if (!match) throw new Error(`wrk printed no ${label}% latency:\n${out}`);
     return Number(match[1]) * (match[2] === "us" ? 0.001 : match[2] === "s" ? 1000 : 1);
   };

@@ -1,0 +1,3 @@
+module svc.local/bench/go-floor
+
+go 1.26
