@@ -149,6 +149,14 @@ export function referrersFirst<T>(evaluators: Readonly<Record<string, T>>): Reco
 /** flagd-core logs targeting problems at debug level; evaluation reports them in its answer. */
 const SILENT: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
+/**
+ * flagd-core's interpreter, not its compiler: the compiler turns each rule into generated
+ * JavaScript (`new Function`), code built from what users wrote. The interpreter runs no
+ * generated code, keeps less per flag (bench/RESULTS.md, "Targeting: sidecar memory") and
+ * evaluates as fast within ±10 % (0.4–0.8 µs for an `in` then a `fractional`, Node and Bun).
+ */
+const INTERPRETED = { disableDynamicCodeGeneration: true };
+
 /** A flag ready to evaluate, or the reason flagd-core refused its definition. */
 export type CompiledFlag = { ok: true; flag: FeatureFlag } | { ok: false; error: string };
 
@@ -162,7 +170,7 @@ export function compileFlag(key: string, spec: EvaluatedSpec, strict: boolean): 
   // Stored maps come back with sorted keys, so the order flagd-core needs is restored here.
   if (spec.evaluators !== undefined) document["$evaluators"] = referrersFirst(spec.evaluators);
   try {
-    const storage = new MemoryStorage(SILENT);
+    const storage = new MemoryStorage(SILENT, INTERPRETED);
     storage.setConfigurations(JSON.stringify(document), strict);
     const flag = storage.getFlag(key);
     return flag ? { ok: true, flag } : { ok: false, error: "flagd-core kept no flag" };
