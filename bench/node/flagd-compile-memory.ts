@@ -14,6 +14,7 @@ import { MemoryStorage, type FeatureFlag } from "@openfeature/flagd-core";
 import type { Logger } from "@openfeature/core";
 import { LogicEngine } from "json-logic-engine";
 import { flagdFlagOf, type EvaluatedSpec } from "../../packages/core/src/flagd.ts";
+import { targetedSpec } from "../support/targeted-flags.ts";
 
 const COUNT = 5000;
 const WAYS = [
@@ -28,21 +29,6 @@ const WAYS = [
 type Way = (typeof WAYS)[number];
 const SILENT: Logger = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const MB = 1024 * 1024;
-
-/** The targeted flags of bench/node/sidecar-memory.ts: a fractional split or a tenant rule. */
-function targetedSpec(i: number): EvaluatedSpec {
-  const variants = { a: `value ${i} a of a targeted flag`, b: `value ${i} b of a targeted flag` };
-  const targeting =
-    i % 2 === 0
-      ? {
-          fractional: [
-            ["a", 50],
-            ["b", 50],
-          ],
-        }
-      : { if: [{ in: [{ var: "tenant" }, [`tenant-${i}`, `tenant-${i + 1}`]] }, "b", "a"] };
-  return { type: "string", defaultValue: variants.a, variants, defaultVariant: "a", targeting };
-}
 
 const staticSpec = (i: number): EvaluatedSpec => ({
   type: "string",

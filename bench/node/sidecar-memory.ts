@@ -42,6 +42,7 @@ import { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, runOperator } from "@svc/op
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { sidecarRelay } from "../../test/support/sidecar-relay.ts";
 import { pool } from "../support/pool.ts";
+import { targetedSpec } from "../support/targeted-flags.ts";
 import { cgroupMemory, type CgroupMemory } from "./cgroup-memory.ts";
 
 const { values: args } = parseArgs({
@@ -103,27 +104,8 @@ const staticSpec = (i: number) => ({
   delivery: sidecarDelivery("app"),
 });
 
-/** A targeted flag: two variants, and every other flag a 50/50 fractional split or a tenant rule. */
-function targetedSpec(i: number) {
-  const variants = { a: `value ${i} a of a targeted flag`, b: `value ${i} b of a targeted flag` };
-  const targeting =
-    i % 2 === 0
-      ? {
-          fractional: [
-            ["a", 50],
-            ["b", 50],
-          ],
-        }
-      : { if: [{ in: [{ var: "tenant" }, [`tenant-${i}`, `tenant-${i + 1}`]] }, "b", "a"] };
-  return {
-    type: "string",
-    defaultValue: variants.a,
-    variants,
-    defaultVariant: "a",
-    targeting,
-    delivery: sidecarDelivery("targeted"),
-  };
-}
+/** A targeted flag (bench/support/targeted-flags.ts), served by the targeted sidecar. */
+const targetedFlag = (i: number) => ({ ...targetedSpec(i), delivery: sidecarDelivery("targeted") });
 
 async function createFlags(
   kc: KubeConfig,
@@ -228,7 +210,7 @@ try {
       namespace: TARGETED_NAMESPACE,
       body: template("targeted", [sidecarRelay(SIDECAR_PORT, RELAY_PORT)]),
     });
-    await createFlags(kc, TARGETED_NAMESPACE, 0, targetedCount, targetedSpec);
+    await createFlags(kc, TARGETED_NAMESPACE, 0, targetedCount, targetedFlag);
     const pod = await readyPod(kc, "targeted", withSidecar, TARGETED_NAMESPACE);
     const base = `http://${pod.status?.podIP ?? ""}:${RELAY_PORT}`;
     await serving(targetedCount, async () => {
