@@ -1,6 +1,13 @@
 // Settings of `svc operator`, from the environment, read once by the shared strict reader.
 import { isDns1123Label, SYSTEM_NAMESPACE } from "@svc/core";
-import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import {
+  LOG_LEVELS,
+  settingsReader,
+  type Environment,
+  type LogLevel,
+  type SettingsReader,
+} from "@svc/core/settings";
+import { imageReferenceProblem, quantityValue } from "./sidecar-syntax.ts";
 import type { SidecarSettings } from "./workload-apply.ts";
 
 export interface OperatorConfig {
@@ -53,23 +60,50 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
     leaderElection: read.boolean("SVC_OPERATOR_LEADER_ELECTION", true),
     identity: read.text("SVC_OPERATOR_IDENTITY", env["HOSTNAME"] ?? "") || `svc-operator-${process.pid}`,
     leaseDurationMs: read.durationMs("SVC_OPERATOR_LEASE_DURATION", 15_000, { min: 2_000, max: 300_000 }),
-    sidecar: {
-      image: read.text("SVC_SIDECAR_IMAGE", DEFAULT_SIDECAR_IMAGE),
-      resources: {
-        requests: {
-          cpu: read.text("SVC_SIDECAR_CPU_REQUEST", "10m"),
-          // Measured on Bun (docs/container-images.md): ~55 MB with a few flags, 100 MB VmRSS
-          // with 5,000 flags after load; the limit leaves headroom above that.
-          memory: read.text("SVC_SIDECAR_MEMORY_REQUEST", "64Mi"),
-        },
-        limits: {
-          cpu: read.text("SVC_SIDECAR_CPU_LIMIT", "100m"),
-          memory: read.text("SVC_SIDECAR_MEMORY_LIMIT", "160Mi"),
-        },
-      },
-    },
+    sidecar: readSidecarSettings(read),
     logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
   };
   if (read.errors.length > 0) throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));
   return config;
+}
+
+/**
+ * The sidecar's image and resources, checked here so that a typo stops the start with the
+ * variable's name instead of failing every workload apply (422) or every pod (InvalidImageName).
+ */
+function readSidecarSettings(read: SettingsReader): SidecarSettings {
+  const image = read.text("SVC_SIDECAR_IMAGE", DEFAULT_SIDECAR_IMAGE);
+  const imageProblem = imageReferenceProblem(image);
+  if (imageProblem !== undefined) read.problem("SVC_SIDECAR_IMAGE", imageProblem);
+  const quantity = (name: string, fallback: string) => {
+    const text = read.text(name, fallback);
+    const value = quantityValue(text);
+    if (value === undefined)
+      read.problem(
+        name,
+        `must be a Kubernetes quantity such as 100m, 0.5 or 64Mi, got ${JSON.stringify(text)}`,
+      );
+    return { name, text, value };
+  };
+  const cpu = {
+    request: quantity("SVC_SIDECAR_CPU_REQUEST", "10m"),
+    limit: quantity("SVC_SIDECAR_CPU_LIMIT", "100m"),
+  };
+  // Measured on Bun (docs/container-images.md): ~55 MB with a few flags, 100 MB VmRSS with 5,000
+  // flags after load; the limit leaves headroom above that.
+  const memory = {
+    request: quantity("SVC_SIDECAR_MEMORY_REQUEST", "64Mi"),
+    limit: quantity("SVC_SIDECAR_MEMORY_LIMIT", "160Mi"),
+  };
+  // The kube-apiserver refuses a request above its limit (422).
+  for (const { request, limit } of [cpu, memory])
+    if (request.value !== undefined && limit.value !== undefined && request.value > limit.value)
+      read.problem(request.name, `(${request.text}) must not exceed ${limit.name} (${limit.text})`);
+  return {
+    image,
+    resources: {
+      requests: { cpu: cpu.request.text, memory: memory.request.text },
+      limits: { cpu: cpu.limit.text, memory: memory.limit.text },
+    },
+  };
 }

@@ -26,3 +26,49 @@ describe("parseOperatorConfig", () => {
     ).toThrow(/SVC_CLUSTER_ID.*SVC_OPERATOR_CONCURRENCY.*SVC_OPERATOR_RESYNC/);
   });
 });
+
+describe("the sidecar's image and resources", () => {
+  it("accepts image references with a registry port, a tag and a digest", () => {
+    for (const image of [
+      "ghcr.io/svc-io/svc-sidecar:0.1.0",
+      "svc-sidecar",
+      "127.0.0.1:5000/team/svc_sidecar:v1.2-rc.1",
+      `registry.example/svc@sha256:${"a".repeat(64)}`,
+    ])
+      expect(parseOperatorConfig({ SVC_SIDECAR_IMAGE: image }).sidecar.image).toBe(image);
+  });
+
+  it.each([
+    ["SVC_SIDECAR_IMAGE", "ghcr.io/svc-io/svc-sidecar 0.1.0"],
+    ["SVC_SIDECAR_IMAGE", "ghcr.io/SVC/sidecar:1"],
+    ["SVC_SIDECAR_IMAGE", "ghcr.io/svc/sidecar:"],
+    ["SVC_SIDECAR_CPU_REQUEST", "10 m"],
+    ["SVC_SIDECAR_CPU_LIMIT", "-1"],
+    ["SVC_SIDECAR_MEMORY_REQUEST", "64MB"],
+    ["SVC_SIDECAR_MEMORY_LIMIT", "lots"],
+  ])("refuses %s=%j at start-up, naming the variable", (name, value) => {
+    expect(() => parseOperatorConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+  });
+
+  it("accepts every quantity form the kube-apiserver does and keeps the text as given", () => {
+    const config = parseOperatorConfig({
+      SVC_SIDECAR_CPU_REQUEST: "0.05",
+      SVC_SIDECAR_CPU_LIMIT: "1e1",
+      SVC_SIDECAR_MEMORY_REQUEST: "64M",
+      SVC_SIDECAR_MEMORY_LIMIT: ".5Gi",
+    });
+    expect(config.sidecar.resources).toEqual({
+      requests: { cpu: "0.05", memory: "64M" },
+      limits: { cpu: "1e1", memory: ".5Gi" },
+    });
+  });
+
+  it("refuses a request above its limit, which the kube-apiserver would refuse on every apply", () => {
+    expect(() =>
+      parseOperatorConfig({ SVC_SIDECAR_MEMORY_REQUEST: "1Gi", SVC_SIDECAR_MEMORY_LIMIT: "160Mi" }),
+    ).toThrow("SVC_SIDECAR_MEMORY_REQUEST (1Gi) must not exceed SVC_SIDECAR_MEMORY_LIMIT (160Mi)");
+    expect(() => parseOperatorConfig({ SVC_SIDECAR_CPU_REQUEST: "200m" })).toThrow(
+      "SVC_SIDECAR_CPU_REQUEST (200m) must not exceed SVC_SIDECAR_CPU_LIMIT (100m)",
+    );
+  });
+});
