@@ -1,12 +1,12 @@
-// Operator memory (issue 9): the RSS of `svc operator` with 5,000 workloads and 1,000 flags in
-// its caches, and the bytes per cached object (RSS growth from an empty cluster, divided by
-// the objects cached).
+// Operator memory (issue 9): the RSS of `svc operator` with 5,000 workloads (Deployments, and
+// StatefulSets and DaemonSets in some namespaces) and 1,000 flags in its caches, and the bytes
+// per cached object (RSS growth from an empty cluster, divided by the objects cached).
 //
 //   node bench/operator/memory.ts [--workloads 5000] [--flags 1000] [--snapshot DIR]
 //                                 [--node-options "--max-old-space-size=256"]
 //
-// --snapshot writes a V8 heap snapshot of the full operator into DIR (for Chrome DevTools'
-// Memory tab or bench/operator/heap-summary.ts).
+// --snapshot writes V8 heap snapshots into DIR (for Chrome DevTools' Memory tab or
+// bench/operator/heap-summary.ts): of the empty operator, with the workloads cached, and full.
 //
 // The real `svc operator` command runs as its own process; its RSS is read from its /metrics
 // (process_resident_memory_bytes) after a forced-free settle: once empty, once with every
@@ -34,6 +34,16 @@ const { values: args } = parseArgs({
 const workloadCount = Number(args.workloads);
 const flagCount = Number(args.flags);
 const NAMESPACES = 10;
+
+/**
+ * A fleet's mix: every namespace has Deployments; the first three also StatefulSets and
+ * DaemonSets (a fifth of their workloads each), so most namespaces lack two of the kinds.
+ */
+function workloadKind(i: number): "Deployment" | "StatefulSet" | "DaemonSet" {
+  if (i % NAMESPACES >= 3) return "Deployment";
+  const slot = Math.floor(i / NAMESPACES) % 5;
+  return slot === 1 ? "StatefulSet" : slot === 2 ? "DaemonSet" : "Deployment";
+}
 
 const controlPlane = await startLocalControlPlane();
 let operator: ReturnType<typeof spawn> | undefined;
@@ -104,34 +114,57 @@ try {
     }
     return Math.min(...readings);
   };
+  /** Writes a heap snapshot (after the collection a snapshot forces) into --snapshot's DIR. */
+  const snapshot = async (what: string) => {
+    if (args.snapshot === undefined || operator === undefined) return;
+    operator.kill("SIGUSR2");
+    // Writing the snapshot stops the process for a while; it is done when /metrics answers again.
+    await new Promise((r) => setTimeout(r, 2000));
+    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, {
+      what: "the snapshot",
+      timeoutMs: 300_000,
+    });
+    console.log(`heap snapshot of ${what} written to ${args.snapshot}`);
+  };
   const baseNamespaces = NAMESPACES + 5; // ours, svc-system and the cluster's own
   const emptyRss = await settledRss("the empty cluster cached", baseNamespaces);
+  // The empty operator's live heap, the baseline of the live heap per cached object.
+  await snapshot("the empty operator");
 
   await pool(
     Array.from({ length: workloadCount }, (_, i) => i),
     16,
-    (i) => {
+    async (i) => {
       const name = `web-${String(i).padStart(5, "0")}`;
-      return apps.createNamespacedDeployment({
-        namespace: namespaces[i % NAMESPACES] ?? "",
-        body: {
-          metadata: { name, labels: { app: name, team: `t${i % 50}` } },
-          spec: {
-            replicas: 0,
-            selector: { matchLabels: { app: name } },
-            template: {
-              metadata: { labels: { app: name } },
-              spec: {
-                containers: [
-                  { name: "main", image: "example/web:1", env: [{ name: "MODE", value: "fast" }] },
-                ],
-              },
-            },
-          },
+      const namespace = namespaces[i % NAMESPACES] ?? "";
+      const template = {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name: "main", image: "example/web:1", env: [{ name: "MODE", value: "fast" }] }],
         },
-      });
+      };
+      const metadata = { name, labels: { app: name, team: `t${i % 50}` } };
+      const selector = { matchLabels: { app: name } };
+      const kind = workloadKind(i);
+      if (kind === "StatefulSet")
+        await apps.createNamespacedStatefulSet({
+          namespace,
+          body: { metadata, spec: { replicas: 0, serviceName: name, selector, template } },
+        });
+      else if (kind === "DaemonSet")
+        await apps.createNamespacedDaemonSet({ namespace, body: { metadata, spec: { selector, template } } });
+      else
+        await apps.createNamespacedDeployment({
+          namespace,
+          body: { metadata, spec: { replicas: 0, selector, template } },
+        });
     },
   );
+  // The live heap with the workloads cached and no flag yet: the heap per cached workload.
+  if (args.snapshot !== undefined) {
+    await settledRss("the workloads cached", baseNamespaces + workloadCount);
+    await snapshot("the operator with the workloads cached");
+  }
   await pool(
     Array.from({ length: flagCount }, (_, i) => i),
     16,
@@ -166,16 +199,10 @@ try {
   console.log(
     `V8 heap ${mb(heapTotal)} MB committed, ${mb(heapUsed)} MB used; external ${mb(external)} MB (RSS ${mb(fullRss)} MB)`,
   );
-  if (args.snapshot !== undefined) {
-    operator.kill("SIGUSR2");
-    // Writing the snapshot stops the process for a while; it is done when /metrics answers again.
-    await new Promise((r) => setTimeout(r, 2000));
-    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, {
-      what: "the snapshot",
-      timeoutMs: 300_000,
-    });
-    console.log(`heap snapshot written to ${args.snapshot}`);
-  }
+  // How often a flag's status found its namespace's plans unchanged instead of planning again.
+  const planCache = async (result: string) => metric(`svc_operator_plan_cache_total{result="${result}"}`);
+  console.log(`namespace plans: ${await planCache("hit")} reused, ${await planCache("miss")} planned`);
+  await snapshot("the full operator");
   console.log("| workloads | flags | RSS empty MB | RSS full MB | bytes per cached object |");
   console.log("| --------- | ----- | ------------ | ----------- | ----------------------- |");
   console.log(

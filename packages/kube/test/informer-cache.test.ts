@@ -149,6 +149,16 @@ describe("ObjectStore", () => {
     expect(first).toHaveLength(1);
   });
 
+  it("hands out the same empty list for a namespace without objects, and one nobody can fill", () => {
+    const { cache } = store();
+    const none = cache.list("a");
+    expect(cache.list("a")).toBe(none);
+    cache.upsert(obj("a", "x", "1"));
+    cache.remove("a", "x");
+    expect(cache.list("a")).toBe(none);
+    expect(Object.isFrozen(none)).toBe(true);
+  });
+
   it("reports a failing listener and still tells the others", () => {
     const { cache, errors } = store();
     const seen: string[] = [];

@@ -4,22 +4,17 @@
 // differs, by server-side apply under svc's field manager.
 import {
   deliveryCluster,
-  indexFlags,
   isBeingDeleted,
   planConfigMaps,
   planWorkload,
   WORKLOAD_KINDS,
   type FeatureFlagResource,
-  type FlagIndex,
   type Workload,
   type WorkloadKind,
-  type WorkloadObject,
-  type WorkloadPlan,
 } from "@svc/core";
 import {
   workQueueKey,
   type ConnectedCluster,
-  type InformerCache,
   type Logger,
   type ObjectWriter,
   type ReconcileResult,
@@ -40,6 +35,7 @@ import {
 } from "./sidecar-rbac.ts";
 import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
 import type { OperatorMetrics } from "./metrics.ts";
+import { NamespacePlans, type WorkloadCache } from "./namespace-plans.ts";
 import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
 
 export interface ClusterControllerOptions {
@@ -70,15 +66,13 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
-  /** Each namespace's flags indexed (their rules compiled) once per change of its flags. */
-  readonly #flagIndexes = new Map<string, { flags: readonly FeatureFlagResource[]; index: FlagIndex }>();
-  readonly #plansByNamespace = new Map<
-    string,
-    { inputs: readonly unknown[]; plans: { workload: Workload; plan: WorkloadPlan }[] }
-  >();
+  readonly #plans: NamespacePlans;
 
   constructor(options: ClusterControllerOptions) {
     this.#options = options;
+    this.#plans = new NamespacePlans(options.cluster, (result) => {
+      options.metrics.planCache.inc({ result });
+    });
   }
 
   get id(): string {
@@ -90,12 +84,14 @@ export class ClusterController {
     this.#unsubscribe.push(
       cluster.flags.onEvent(({ type, object }) => {
         this.#flagChanged(object, type === "delete");
+        if (type === "delete") this.#plans.prune(object.metadata.namespace);
       }),
     );
     for (const kind of WORKLOAD_KINDS) {
       this.#unsubscribe.push(
-        this.#cache(kind).onEvent(({ object }) => {
+        this.#cache(kind).onEvent(({ type, object }) => {
           const namespace = object.metadata?.namespace ?? "";
+          if (type === "delete") this.#plans.prune(namespace);
           this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
           // A flag's status plans every workload of its namespace: during a rollout's stream of
           // workload events it is brought up to date once per FLAG_STATUS_DELAY_MS, not per event.
@@ -183,64 +179,8 @@ export class ClusterController {
     }
   }
 
-  #cache(
-    kind: WorkloadKind,
-  ): InformerCache<WorkloadObject & { metadata?: { name?: string; namespace?: string } }> {
-    const { cluster } = this.#options;
-    const caches = {
-      Deployment: cluster.deployments,
-      StatefulSet: cluster.statefulSets,
-      DaemonSet: cluster.daemonSets,
-    } as const;
-    return caches[kind];
-  }
-
-  #workloads(namespace: string): Workload[] {
-    return WORKLOAD_KINDS.flatMap((kind) =>
-      this.#cache(kind)
-        .list(namespace)
-        .filter((object) => object.metadata?.deletionTimestamp === undefined)
-        .map((object) => ({ kind, object })),
-    );
-  }
-
-  /**
-   * The plan of every workload of the namespace. Every flag's status and the sidecar RBAC need
-   * them all; the caches hand out the same list snapshot until something in the namespace
-   * changes, so the plans are computed once per change rather than once per flag.
-   */
-  #namespacePlans(namespace: string): { workload: Workload; plan: WorkloadPlan }[] {
-    const { cluster } = this.#options;
-    // The connection carries the cluster's labels, which targeting rules may read.
-    const inputs = [
-      cluster.connection,
-      cluster.flags.list(namespace),
-      ...WORKLOAD_KINDS.map((kind) => this.#cache(kind).list(namespace)),
-    ];
-    const memo = this.#plansByNamespace.get(namespace);
-    if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) return memo.plans;
-    const flags = this.#flagIndex(namespace);
-    const where = deliveryCluster(cluster);
-    const plans = this.#workloads(namespace).map((workload) => ({
-      workload,
-      plan: planWorkload(workload, flags, where),
-    }));
-    this.#plansByNamespace.set(namespace, { inputs, plans });
-    return plans;
-  }
-
-  /**
-   * The namespace's flags, indexed. The cache hands out the same list until a flag of the
-   * namespace changes, so a resync's thousands of workload reconciles share one index and
-   * compile each targeted flag's rule once, not once per workload.
-   */
-  #flagIndex(namespace: string): FlagIndex {
-    const flags = this.#options.cluster.flags.list(namespace);
-    const memo = this.#flagIndexes.get(namespace);
-    if (memo?.flags === flags) return memo.index;
-    const index = indexFlags(flags);
-    this.#flagIndexes.set(namespace, { flags, index });
-    return index;
+  #cache(kind: WorkloadKind): WorkloadCache {
+    return this.#plans.workloadCache(kind);
   }
 
   async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
@@ -248,7 +188,7 @@ export class ClusterController {
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
     const workload: Workload = { kind, object };
     const { cluster } = this.#options;
-    const plan = planWorkload(workload, this.#flagIndex(namespace), deliveryCluster(cluster));
+    const plan = planWorkload(workload, this.#plans.flagIndex(namespace), deliveryCluster(cluster));
     if (plan.inSync) return;
     const { writer, sidecar, metrics } = this.#options;
     const nativeSidecar = supportsNativeSidecar(cluster.health().kubernetesVersion);
@@ -260,7 +200,7 @@ export class ClusterController {
 
   async #reconcileSidecarRbac(namespace: string): Promise<void> {
     const { writer } = this.#options;
-    const planned = this.#namespacePlans(namespace);
+    const planned = this.#plans.plans(namespace);
     const accounts = sidecarServiceAccounts(planned);
     const role = sidecarRole(namespace);
     const binding = sidecarRoleBinding(namespace, accounts);
@@ -314,7 +254,7 @@ export class ClusterController {
       metadata: { name, namespace, ...(uid === undefined ? {} : { uid }) },
     };
     const finalized = flag.metadata.finalizers?.includes(DELIVERY_FINALIZER) === true;
-    const plans = this.#namespacePlans(namespace);
+    const plans = this.#plans.plans(namespace);
     if (isBeingDeleted(flag)) {
       if (!finalized) return undefined;
       // The plans leave a flag being deleted out: once every workload is as planned, the flag

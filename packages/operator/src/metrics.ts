@@ -32,6 +32,12 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
       labelNames: ["cluster", "kind", "restarts"] as const,
       registers: [registry],
     }),
+    planCache: new Counter({
+      name: "svc_operator_plan_cache_total",
+      help: "Lookups of a namespace's workload plans: hit (nothing in the namespace changed since it was planned) or miss (planned again)",
+      labelNames: ["result"] as const,
+      registers: [registry],
+    }),
     queueDepth: new Gauge({
       name: "svc_operator_queue_depth",
       help: "Keys waiting in the work queue (ready, not in flight)",

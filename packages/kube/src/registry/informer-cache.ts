@@ -55,6 +55,12 @@ const MAX_TOMBSTONES = 4096;
 
 const ALL = "\u0000all";
 
+/**
+ * The list of a namespace without objects: always the same one, so a reader memoising on list
+ * identity (the operator's namespace plans) hits for the kinds a namespace does not have.
+ */
+const EMPTY: readonly never[] = Object.freeze([]);
+
 export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
   readonly #byNamespace = new Map<string, Map<string, T>>();
   /** Sorted snapshots handed out by list(), dropped when their namespace changes. */
@@ -70,7 +76,7 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
 
   list(namespace?: string): readonly T[] {
     // Not cached for a namespace without objects: callers pass namespaces from requests.
-    if (namespace !== undefined && !this.#byNamespace.has(namespace)) return [];
+    if (namespace !== undefined && !this.#byNamespace.has(namespace)) return EMPTY;
     const key = namespace ?? ALL;
     let snapshot = this.#snapshots.get(key);
     if (snapshot === undefined) {

@@ -1,0 +1,116 @@
+// The plans of one cluster's namespaces, memoised on the identity of the informer caches' list
+// snapshots: a cache hands out the same list until something of that namespace changes (and one
+// frozen empty list for a kind the namespace lacks), so a namespace is planned once per change,
+// not once per flag reconcile. Memos of a namespace left with no flag and no workload are pruned.
+import {
+  deliveryCluster,
+  indexFlags,
+  planWorkload,
+  WORKLOAD_KINDS,
+  type FeatureFlagResource,
+  type FlagIndex,
+  type Workload,
+  type WorkloadKind,
+  type WorkloadObject,
+  type WorkloadPlan,
+} from "@svc/core";
+import type { ConnectedCluster, InformerCache } from "@svc/kube";
+
+/** What planning reads of a cluster. */
+export type PlannedCluster = Pick<
+  ConnectedCluster,
+  "id" | "connection" | "flags" | "deployments" | "statefulSets" | "daemonSets"
+>;
+
+export type WorkloadCache = InformerCache<
+  WorkloadObject & { metadata?: { name?: string; namespace?: string; deletionTimestamp?: unknown } }
+>;
+
+export interface PlannedWorkload {
+  workload: Workload;
+  plan: WorkloadPlan;
+}
+
+export class NamespacePlans {
+  readonly #cluster: PlannedCluster;
+  readonly #onLookup: (result: "hit" | "miss") => void;
+  /** Each namespace's flags indexed (their rules compiled) once per change of its flags. */
+  readonly #flagIndexes = new Map<string, { flags: readonly FeatureFlagResource[]; index: FlagIndex }>();
+  readonly #plans = new Map<string, { inputs: readonly unknown[]; plans: readonly PlannedWorkload[] }>();
+
+  /** `onLookup` is told whether each plans() call was answered from the memo. */
+  constructor(cluster: PlannedCluster, onLookup: (result: "hit" | "miss") => void) {
+    this.#cluster = cluster;
+    this.#onLookup = onLookup;
+  }
+
+  /** Namespaces with a memo (tests). */
+  get namespaces(): number {
+    return new Set([...this.#flagIndexes.keys(), ...this.#plans.keys()]).size;
+  }
+
+  workloadCache(kind: WorkloadKind): WorkloadCache {
+    const cluster = this.#cluster;
+    const caches = {
+      Deployment: cluster.deployments,
+      StatefulSet: cluster.statefulSets,
+      DaemonSet: cluster.daemonSets,
+    } as const;
+    return caches[kind];
+  }
+
+  /**
+   * The namespace's flags, indexed. A resync's thousands of workload reconciles share one
+   * index and compile each targeted flag's rule once, not once per workload.
+   */
+  flagIndex(namespace: string): FlagIndex {
+    const flags = this.#cluster.flags.list(namespace);
+    const memo = this.#flagIndexes.get(namespace);
+    if (memo?.flags === flags) return memo.index;
+    const index = indexFlags(flags);
+    this.#flagIndexes.set(namespace, { flags, index });
+    return index;
+  }
+
+  /** The plan of every workload of the namespace (every flag's status and the sidecar RBAC need them all). */
+  plans(namespace: string): readonly PlannedWorkload[] {
+    const cluster = this.#cluster;
+    const lists = [
+      cluster.flags.list(namespace),
+      ...WORKLOAD_KINDS.map((kind) => this.workloadCache(kind).list(namespace)),
+    ];
+    // An empty namespace (its last flag just deleted) has nothing to plan nor to remember.
+    if (lists.every((list) => list.length === 0)) {
+      this.prune(namespace);
+      return [];
+    }
+    // The connection carries the cluster's labels, which targeting rules may read.
+    const inputs = [cluster.connection, ...lists];
+    const memo = this.#plans.get(namespace);
+    if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) {
+      this.#onLookup("hit");
+      return memo.plans;
+    }
+    this.#onLookup("miss");
+    const flags = this.flagIndex(namespace);
+    const where = deliveryCluster(cluster);
+    const plans = WORKLOAD_KINDS.flatMap((kind) =>
+      this.workloadCache(kind)
+        .list(namespace)
+        .filter((object) => object.metadata?.deletionTimestamp === undefined)
+        .map((object) => ({ kind, object })),
+    ).map((workload) => ({ workload, plan: planWorkload(workload, flags, where) }));
+    this.#plans.set(namespace, { inputs, plans });
+    return plans;
+  }
+
+  /** Forgets the namespace's memos once it holds no flag and no workload (called after deletions). */
+  prune(namespace: string): void {
+    const empty =
+      this.#cluster.flags.list(namespace).length === 0 &&
+      WORKLOAD_KINDS.every((kind) => this.workloadCache(kind).list(namespace).length === 0);
+    if (!empty) return;
+    this.#plans.delete(namespace);
+    this.#flagIndexes.delete(namespace);
+  }
+}

@@ -1,0 +1,78 @@
+// The namespace plan memo over real informer caches (ObjectStore): planned once per change of
+// the namespace, not once per flag reconcile, and forgotten once the namespace is empty.
+import type { V1DaemonSet, V1Deployment, V1StatefulSet } from "@kubernetes/client-node";
+import type { FeatureFlagResource } from "@svc/core";
+import { describe, expect, it } from "vitest";
+import { envFlag, workload } from "../../core/test/support/workloads.ts";
+import { ObjectStore } from "../../kube/src/registry/informer-cache.ts";
+import { NamespacePlans } from "../src/namespace-plans.ts";
+
+function cluster() {
+  const fail = (error: unknown) => {
+    throw error;
+  };
+  const caches = {
+    id: "local",
+    connection: undefined,
+    flags: new ObjectStore<FeatureFlagResource>(fail),
+    deployments: new ObjectStore<V1Deployment>(fail),
+    statefulSets: new ObjectStore<V1StatefulSet>(fail),
+    daemonSets: new ObjectStore<V1DaemonSet>(fail),
+  };
+  const lookups: string[] = [];
+  const plans = new NamespacePlans(caches, (result) => lookups.push(result));
+  return { caches, plans, lookups };
+}
+
+const deployment = (name: string, resourceVersion = "1"): V1Deployment => {
+  const { object } = workload(name, { labels: { app: "web" } });
+  return { ...object, metadata: { ...object.metadata, resourceVersion } } as V1Deployment;
+};
+const flag = (name: string): FeatureFlagResource => {
+  const f = envFlag(name, { app: "web" });
+  return { ...f, metadata: { ...f.metadata, resourceVersion: "1" } };
+};
+
+describe("NamespacePlans", () => {
+  it("plans a namespace of Deployments only once for every flag reconciled while nothing changes", () => {
+    const { caches, plans, lookups } = cluster();
+    caches.deployments.upsert(deployment("web"));
+    caches.deployments.upsert(deployment("api"));
+    caches.flags.upsert(flag("beta"));
+    caches.flags.upsert(flag("dark"));
+    const first = plans.plans("shop");
+    // The second flag's status reads the same plans: no StatefulSet or DaemonSet in the namespace.
+    expect(plans.plans("shop")).toBe(first);
+    expect(first).toHaveLength(2);
+    expect(lookups).toEqual(["miss", "hit"]);
+  });
+
+  it("plans again after a workload or a flag of the namespace changes", () => {
+    const { caches, plans, lookups } = cluster();
+    caches.deployments.upsert(deployment("web"));
+    caches.flags.upsert(flag("beta"));
+    plans.plans("shop");
+    caches.deployments.upsert(deployment("web", "2"));
+    plans.plans("shop");
+    caches.flags.upsert({ ...flag("beta"), metadata: { ...flag("beta").metadata, resourceVersion: "2" } });
+    plans.plans("shop");
+    plans.plans("shop");
+    expect(lookups).toEqual(["miss", "miss", "miss", "hit"]);
+  });
+
+  it("forgets a namespace once its last flag and workload are gone, and only then", () => {
+    const { caches, plans } = cluster();
+    caches.deployments.upsert(deployment("web"));
+    caches.flags.upsert(flag("beta"));
+    plans.plans("shop");
+    caches.flags.remove("shop", "beta");
+    plans.prune("shop");
+    expect(plans.namespaces).toBe(1);
+    caches.deployments.remove("shop", "web");
+    plans.prune("shop");
+    expect(plans.namespaces).toBe(0);
+    // A reconcile still queued for the namespace (its sidecar RBAC) does not bring the memo back.
+    expect(plans.plans("shop")).toEqual([]);
+    expect(plans.namespaces).toBe(0);
+  });
+});
