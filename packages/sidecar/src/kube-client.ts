@@ -4,6 +4,7 @@ import type { IncomingMessage } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
 import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/basics";
+import type { ListQuery } from "./backoff.ts";
 import type { FeatureFlagObject, WatchEventType } from "./flags.ts";
 import type { KubeConnection } from "./kube-connection.ts";
 
@@ -63,19 +64,22 @@ export class FeatureFlagClient {
   }
 
   /**
-   * Every FeatureFlag of the namespace, page by page, with the list's resourceVersion.
-   * `fromCache` (resourceVersion=0, as client-go's reflector does for its first list) lets the
-   * API server answer from its watch cache instead of etcd: much faster, possibly a moment
-   * behind, which the watch from the returned resourceVersion then catches up. A relist after a
-   * 410 asks for the latest state instead, so the served flags never go back in time.
+   * Every FeatureFlag of the namespace, with the list's resourceVersion; `from` (backoff.ts
+   * `listQuery`) says which state to list and whether in pages. A continue token carries the
+   * first page's resourceVersion, so later pages send only it.
    */
-  async list(signal: AbortSignal, fromCache: boolean): Promise<FlagList> {
+  async list(signal: AbortSignal, from: ListQuery): Promise<FlagList> {
     const items: FeatureFlagObject[] = [];
     let next: string | undefined;
     for (;;) {
-      const query = new URLSearchParams({ limit: String(LIST_PAGE) });
+      const query = new URLSearchParams();
+      if (from.paged) query.set("limit", String(LIST_PAGE));
       if (next !== undefined) query.set("continue", next);
-      else if (fromCache) query.set("resourceVersion", "0");
+      else {
+        if (from.resourceVersion !== undefined) query.set("resourceVersion", from.resourceVersion);
+        if (from.resourceVersionMatch !== undefined)
+          query.set("resourceVersionMatch", from.resourceVersionMatch);
+      }
       const response = await this.#request(`${this.#path}?${query.toString()}`, signal);
       const body = await readBody(response);
       if (response.statusCode !== 200) throw apiError("list", response.statusCode, body);

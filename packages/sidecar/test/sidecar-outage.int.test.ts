@@ -35,7 +35,7 @@ beforeAll(async () => {
     logLevel: "silent",
     log: pino({ level: "silent" }),
     // Short retries keep the test quick; the schedule itself is unit-tested.
-    backoff: { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0.2 },
+    backoff: { initialMs: 100, maxMs: 1000, factor: 2 },
   });
   await sidecar.ready;
 });
