@@ -75,6 +75,8 @@ export class ClusterStatusReporter {
   readonly #options: ClusterStatusOptions;
   readonly #crdInstalls = new Map<string, CrdInstall>();
   readonly #reporting = new Set<Promise<void>>();
+  /** Per cluster: the last report queued, and the one waiting to start after it (if any). */
+  readonly #chains = new Map<string, { reporting: Promise<void>; next: { rescan: boolean } | undefined }>();
 
   constructor(options: ClusterStatusOptions) {
     this.#options = options;
@@ -110,10 +112,23 @@ export class ClusterStatusReporter {
 
   /**
    * Writes the cluster's status when it changed (and, on a rescan, when only lastSyncTime did);
-   * failures are logged and retried at the next report.
+   * failures are logged and retried at the next report. A cluster's reports run one at a time,
+   * each reading the registry when it starts: run side by side, an older report that finished
+   * last would store the status it read before the newer one. Reports asked for while one runs
+   * are merged into the one run after it.
    */
   report(id: string, { rescan = false } = {}): void {
-    const reporting = this.#report(id, rescan)
+    const chain = this.#chains.get(id);
+    if (chain?.next !== undefined) {
+      chain.next.rescan ||= rescan;
+      return;
+    }
+    const next = { rescan };
+    const reporting = (chain?.reporting ?? Promise.resolve())
+      .then(() => {
+        if (this.#chains.get(id)?.next === next) this.#chains.set(id, { reporting, next: undefined });
+        return this.#report(id, next.rescan);
+      })
       .catch((error: unknown) => {
         // 409: the connection was removed or re-created since it was read; the next report
         // (if it still exists) writes the status.
@@ -123,7 +138,11 @@ export class ClusterStatusReporter {
           "cluster status not written",
         );
       })
-      .finally(() => this.#reporting.delete(reporting));
+      .finally(() => {
+        this.#reporting.delete(reporting);
+        if (this.#chains.get(id)?.reporting === reporting) this.#chains.delete(id);
+      });
+    this.#chains.set(id, { reporting, next });
     this.#reporting.add(reporting);
   }
 
