@@ -20,7 +20,13 @@ export type ApplyConfiguration = ObjectReference & {
   metadata: ObjectReference["metadata"] & Record<string, unknown>;
 } & Record<string, unknown>;
 
-export interface ApplyOptions {
+/** Options of every call. */
+export interface RequestOptions {
+  /** Ends the call early (a reconcile canceled by shutdown or lost leadership), besides the timeout. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface ApplyOptions extends RequestOptions {
   /**
    * Take over fields another manager owns instead of failing with 409 Conflict. Controllers
    * force (the state they apply is theirs by design); a person's tool should not.
@@ -90,21 +96,28 @@ export class ObjectWriter {
     });
     this.#options.onWrite?.("apply", configuration);
     // JSON is YAML: the API server takes either as an apply patch.
-    return (await this.#request("PATCH", `${path}?${query.toString()}`, {
-      "content-type": "application/apply-patch+yaml",
-      body: JSON.stringify(configuration),
-    })) as T;
+    return (await this.#request(
+      "PATCH",
+      `${path}?${query.toString()}`,
+      { "content-type": "application/apply-patch+yaml", body: JSON.stringify(configuration) },
+      options.signal,
+    )) as T;
   }
 
   /** Creates the object; undefined when one of that name exists already (409). */
-  async create<T = unknown>(object: ApplyConfiguration): Promise<T | undefined> {
+  async create<T = unknown>(
+    object: ApplyConfiguration,
+    options: RequestOptions = {},
+  ): Promise<T | undefined> {
     const collection = collectionPath(object.apiVersion, object.kind, object.metadata.namespace);
     this.#options.onWrite?.("create", object);
     try {
-      return (await this.#request("POST", collection, {
-        "content-type": "application/json",
-        body: JSON.stringify(object),
-      })) as T;
+      return (await this.#request(
+        "POST",
+        collection,
+        { "content-type": "application/json", body: JSON.stringify(object) },
+        options.signal,
+      )) as T;
     } catch (error) {
       if (error instanceof HttpStatusError && error.status === 409) return undefined;
       throw error;
@@ -112,9 +125,9 @@ export class ObjectWriter {
   }
 
   /** The object, or undefined when it does not exist. */
-  async read<T = unknown>(ref: ObjectReference): Promise<T | undefined> {
+  async read<T = unknown>(ref: ObjectReference, options: RequestOptions = {}): Promise<T | undefined> {
     try {
-      return (await this.#request("GET", objectPath(ref))) as T;
+      return (await this.#request("GET", objectPath(ref), undefined, options.signal)) as T;
     } catch (error) {
       if (error instanceof HttpStatusError && error.status === 404) return undefined;
       throw error;
@@ -127,23 +140,33 @@ export class ObjectWriter {
     kind: string,
     namespace: string,
     labelSelector: string,
+    options: RequestOptions = {},
   ): Promise<T[]> {
     const query = new URLSearchParams({ labelSelector });
     const path = `${collectionPath(apiVersion, kind, namespace)}?${query.toString()}`;
-    return ((await this.#request("GET", path)) as { items: T[] }).items;
+    return ((await this.#request("GET", path, undefined, options.signal)) as { items: T[] }).items;
   }
 
   /**
    * Deletes the object; false when it was already gone. With `resourceVersion`, only that
    * version is deleted (a 409 when it changed since it was read).
    */
-  async remove(ref: ObjectReference, preconditions?: { resourceVersion: string }): Promise<boolean> {
+  async remove(
+    ref: ObjectReference,
+    preconditions?: { resourceVersion: string },
+    options: RequestOptions = {},
+  ): Promise<boolean> {
     this.#options.onWrite?.("delete", ref);
     try {
-      await this.#request("DELETE", objectPath(ref), {
-        "content-type": "application/json",
-        body: JSON.stringify({ kind: "DeleteOptions", apiVersion: "v1", preconditions }),
-      });
+      await this.#request(
+        "DELETE",
+        objectPath(ref),
+        {
+          "content-type": "application/json",
+          body: JSON.stringify({ kind: "DeleteOptions", apiVersion: "v1", preconditions }),
+        },
+        options.signal,
+      );
       return true;
     } catch (error) {
       if (error instanceof HttpStatusError && error.status === 404) return false;
@@ -159,6 +182,7 @@ export class ObjectWriter {
     method: "GET" | "POST" | "PATCH" | "DELETE",
     pathAndQuery: string,
     payload?: { "content-type": string; body: string },
+    signal?: AbortSignal,
   ): Promise<unknown> {
     const url = this.#transport.server + pathAndQuery;
     const context = new RequestContext(url, HttpMethod.GET);
@@ -173,7 +197,10 @@ export class ObjectWriter {
       },
       ...(payload === undefined ? {} : { body: payload.body }),
       dispatcher: await this.#transport.dispatcher(),
-      signal: AbortSignal.timeout(this.#options.timeoutMs),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(this.#options.timeoutMs),
+        ...(signal === undefined ? [] : [signal]),
+      ]),
     });
     if (response.status < 200 || response.status > 299) {
       const error = await statusError(response);

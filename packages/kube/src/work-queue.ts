@@ -1,7 +1,8 @@
 // A keyed work queue with client-go's semantics (util/workqueue): a key waits in the queue at
 // most once; a key is never processed by two workers at once; a key added while it is being
 // processed is queued again when that finishes; a failed key is retried after a per-key
-// exponential back-off, forgotten on success. Keys are `cluster/namespace/kind/name`
+// exponential back-off, forgotten on success; a TerminalError is not retried. Each reconcile gets
+// an AbortSignal that ends when the queue shuts down. Keys are `cluster/namespace/kind/name`
 // (workQueueKey). Time comes from an injected clock so tests drive it.
 import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 
@@ -9,6 +10,18 @@ import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 export interface ReconcileResult {
   requeueAfterMs?: number | undefined;
 }
+
+/**
+ * What retrying cannot fix (controller-runtime's reconcile.TerminalError): an object the API
+ * server refuses as invalid. The key is not retried; the next change of what it reads (an
+ * event) queues it again.
+ */
+export class TerminalError extends Error {
+  override name = "TerminalError";
+}
+
+/** How a reconcile ended: "canceled" when it failed after the queue's signal was aborted. */
+export type ReconcileOutcome = "success" | "error" | "terminal" | "canceled";
 
 export interface QueueClock {
   now(): number;
@@ -31,17 +44,22 @@ export const systemClock: QueueClock = {
 export const DEFAULT_RETRY_BACKOFF: BackoffPolicy = { initialMs: 5, maxMs: 300_000, factor: 2, jitter: 0 };
 
 export interface WorkQueueOptions {
-  /** Processes one key; throws to be retried with back-off. */
-  reconcile: (key: string) => Promise<ReconcileResult | undefined>;
+  /**
+   * Processes one key; throws to be retried with back-off (a TerminalError: not retried).
+   * `signal` is aborted when the queue shuts down: pass it to the writes.
+   */
+  reconcile: (key: string, signal: AbortSignal) => Promise<ReconcileResult | undefined>;
   /** Keys processed at once. */
   concurrency: number;
   retryBackoff?: BackoffPolicy;
   clock?: QueueClock;
   random?: () => number;
-  /** Told of each failure, with the retry number (0 for the first) and the delay before it. */
+  /** Told of each failure to be retried, with the retry number (0 for the first) and the delay before it. */
   onError?: (key: string, error: unknown, retry: number, delayMs: number) => void;
+  /** Told of each TerminalError (the key is not retried). */
+  onTerminal?: (key: string, error: TerminalError) => void;
   /** Told of each finished reconcile. */
-  onDone?: (key: string, outcome: "success" | "error") => void;
+  onDone?: (key: string, outcome: ReconcileOutcome) => void;
 }
 
 export interface WorkQueueKey {
@@ -62,8 +80,8 @@ export function parseWorkQueueKey(key: string): WorkQueueKey {
 }
 
 export class WorkQueue {
-  readonly #options: Required<Omit<WorkQueueOptions, "onError" | "onDone">> &
-    Pick<WorkQueueOptions, "onError" | "onDone">;
+  readonly #options: Required<Omit<WorkQueueOptions, "onError" | "onTerminal" | "onDone">> &
+    Pick<WorkQueueOptions, "onError" | "onTerminal" | "onDone">;
   /** FIFO of keys ready to be processed. */
   readonly #queue: string[] = [];
   #head = 0;
@@ -75,6 +93,8 @@ export class WorkQueue {
   readonly #failures = new Map<string, number>();
   #workers = 0;
   #shuttingDown = false;
+  /** Aborted by shutDown: reconciles in flight stop their writes. */
+  readonly #stopping = new AbortController();
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WorkQueueOptions) {
@@ -137,9 +157,13 @@ export class WorkQueue {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Takes no new keys, drops delayed ones, and resolves when the keys in flight are done. */
+  /**
+   * Takes no new keys, drops delayed ones, aborts the signal of the keys in flight, and
+   * resolves when they are done.
+   */
   async shutDown(): Promise<void> {
     this.#shuttingDown = true;
+    this.#stopping.abort(new Error("the work queue shut down"));
     for (const { cancel } of this.#waiting.values()) cancel();
     this.#waiting.clear();
     this.#queue.length = 0;
@@ -180,14 +204,22 @@ export class WorkQueue {
   }
 
   async #process(key: string): Promise<void> {
-    const { reconcile, retryBackoff, random, onError, onDone } = this.#options;
+    const { reconcile, retryBackoff, random, onError, onTerminal, onDone } = this.#options;
+    const { signal } = this.#stopping;
     try {
-      const result = await reconcile(key);
+      const result = await reconcile(key, signal);
       this.#failures.delete(key);
       onDone?.(key, "success");
       this.#done(key);
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
     } catch (error) {
+      if (signal.aborted || error instanceof TerminalError) {
+        this.#failures.delete(key);
+        if (!signal.aborted) onTerminal?.(key, error as TerminalError);
+        onDone?.(key, signal.aborted ? "canceled" : "terminal");
+        this.#done(key);
+        return;
+      }
       const retry = this.#failures.get(key) ?? 0;
       this.#failures.set(key, retry + 1);
       const delayMs = backoffDelay(retryBackoff, retry, random());

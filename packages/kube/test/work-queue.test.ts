@@ -1,34 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  parseWorkQueueKey,
-  WorkQueue,
-  workQueueKey,
-  type QueueClock,
-  type ReconcileResult,
-} from "../src/work-queue.ts";
-
-/** A clock the test moves: timers fire only when `advance` passes their time. */
-function manualClock(): QueueClock & { advance(ms: number): void; pending(): number } {
-  let now = 0;
-  const timers = new Set<{ at: number; run: () => void }>();
-  return {
-    now: () => now,
-    after(ms, run) {
-      const timer = { at: now + ms, run };
-      timers.add(timer);
-      return () => timers.delete(timer);
-    },
-    advance(ms) {
-      now += ms;
-      for (const timer of [...timers].sort((a, b) => a.at - b.at)) {
-        if (timer.at > now) continue;
-        timers.delete(timer);
-        timer.run();
-      }
-    },
-    pending: () => timers.size,
-  };
-}
+import { parseWorkQueueKey, WorkQueue, workQueueKey, type ReconcileResult } from "../src/work-queue.ts";
+import { manualClock } from "./support/manual-clock.ts";
 
 /** A reconcile the test releases by hand, recording what ran and how many ran at once. */
 function gatedReconcile() {

@@ -13,6 +13,8 @@ import {
   type WorkloadKind,
 } from "@svc/core";
 import {
+  HttpStatusError,
+  TerminalError,
   workQueueKey,
   type ConnectedCluster,
   type Logger,
@@ -122,22 +124,31 @@ export class ClusterController {
         });
   }
 
-  async reconcile(key: WorkQueueKey): Promise<ReconcileResult | undefined> {
+  /** `signal` ends the writes when the queue shuts down (shutdown, lost leadership). */
+  async reconcile(key: WorkQueueKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     // Caches being filled (or stale after an outage) would make a wrong plan: the cluster's
     // return to ready enqueues everything again.
     if (this.#options.cluster.health().state !== "ready") return undefined;
-    if (key.kind === FEATURE_FLAG.kind) return this.#reconcileFlag(key.namespace, key.name);
+    try {
+      return await this.#dispatch(key, signal);
+    } catch (error) {
+      throw terminalWhenInvalid(error);
+    }
+  }
+
+  async #dispatch(key: WorkQueueKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    if (key.kind === FEATURE_FLAG.kind) return this.#reconcileFlag(key.namespace, key.name, signal);
     if (key.kind === "RoleBinding") {
-      await this.#reconcileSidecarRbac(key.namespace);
+      await this.#reconcileSidecarRbac(key.namespace, signal);
       return undefined;
     }
     if (key.kind === "ConfigMap") {
-      if (key.name === EVERY_MANAGED_CONFIGMAP) await this.#enqueueManagedConfigMaps(key.namespace);
-      else await this.#reconcileConfigMap(key.namespace, key.name);
+      if (key.name === EVERY_MANAGED_CONFIGMAP) await this.#enqueueManagedConfigMaps(key.namespace, signal);
+      else await this.#reconcileConfigMap(key.namespace, key.name, signal);
       return undefined;
     }
     if ((WORKLOAD_KINDS as readonly string[]).includes(key.kind)) {
-      await this.#reconcileWorkload(key.kind as WorkloadKind, key.namespace, key.name);
+      await this.#reconcileWorkload(key.kind as WorkloadKind, key.namespace, key.name, signal);
       return undefined;
     }
     throw new Error(`no reconciler for kind ${key.kind}`);
@@ -183,7 +194,12 @@ export class ClusterController {
     return this.#plans.workloadCache(kind);
   }
 
-  async #reconcileWorkload(kind: WorkloadKind, namespace: string, name: string): Promise<void> {
+  async #reconcileWorkload(
+    kind: WorkloadKind,
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<void> {
     const object = this.#cache(kind).get(namespace, name);
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
     const workload: Workload = { kind, object };
@@ -194,54 +210,61 @@ export class ClusterController {
     const nativeSidecar = supportsNativeSidecar(cluster.health().kubernetesVersion);
     await writer.apply(workloadApplyConfiguration(workload, plan, sidecar, { nativeSidecar }), {
       force: true,
+      signal,
     });
     metrics.deliveries.inc({ cluster: this.id, kind, restarts: String(plan.restarts.restarts) });
   }
 
-  async #reconcileSidecarRbac(namespace: string): Promise<void> {
+  async #reconcileSidecarRbac(namespace: string, signal: AbortSignal): Promise<void> {
     const { writer } = this.#options;
     const planned = this.#plans.plans(namespace);
     const accounts = sidecarServiceAccounts(planned);
     const role = sidecarRole(namespace);
     const binding = sidecarRoleBinding(namespace, accounts);
     const [currentRole, currentBinding] = await Promise.all([
-      writer.read<RoleJson>(role),
-      writer.read<RoleBindingJson>(binding),
+      writer.read<RoleJson>(role, { signal }),
+      writer.read<RoleBindingJson>(binding, { signal }),
     ]);
     if (accounts.length === 0) {
-      if (madeBySvc(currentBinding)) await writer.remove(binding);
-      if (madeBySvc(currentRole)) await writer.remove(role);
+      if (madeBySvc(currentBinding)) await writer.remove(binding, undefined, { signal });
+      if (madeBySvc(currentRole)) await writer.remove(role, undefined, { signal });
       return;
     }
-    if (!roleInSync(currentRole)) await writer.apply(role, { force: true });
-    if (!roleBindingInSync(currentBinding, namespace, accounts)) await writer.apply(binding, { force: true });
+    if (!roleInSync(currentRole)) await writer.apply(role, { force: true, signal });
+    if (!roleBindingInSync(currentBinding, namespace, accounts))
+      await writer.apply(binding, { force: true, signal });
   }
 
-  async #enqueueManagedConfigMaps(namespace: string): Promise<void> {
+  async #enqueueManagedConfigMaps(namespace: string, signal: AbortSignal): Promise<void> {
     const managed = await this.#options.writer.list<ConfigMapJson>(
       "v1",
       "ConfigMap",
       namespace,
       `${MANAGED_BY_LABEL}=svc`,
+      { signal },
     );
     for (const configMap of managed)
       this.#enqueue({ namespace, kind: "ConfigMap", name: configMap.metadata.name ?? "" });
   }
 
-  async #reconcileConfigMap(namespace: string, name: string): Promise<void> {
+  async #reconcileConfigMap(namespace: string, name: string, signal: AbortSignal): Promise<void> {
     const { writer, cluster } = this.#options;
     const plan = planConfigMaps(cluster.flags.list(namespace), deliveryCluster(cluster)).find(
       (p) => p.configMapName === name,
     );
     const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } };
-    const current = await writer.read<ConfigMapJson>(ref);
+    const current = await writer.read<ConfigMapJson>(ref, { signal });
     const action = configMapAction(namespace, name, plan, current);
-    if (action.action === "apply") await writer.apply(action.configuration, { force: true });
+    if (action.action === "apply") await writer.apply(action.configuration, { force: true, signal });
     else if (action.action === "delete")
-      await writer.remove(ref, { resourceVersion: action.resourceVersion });
+      await writer.remove(ref, { resourceVersion: action.resourceVersion }, { signal });
   }
 
-  async #reconcileFlag(namespace: string, name: string): Promise<ReconcileResult | undefined> {
+  async #reconcileFlag(
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | undefined> {
     const { cluster, writer } = this.#options;
     const flag = cluster.flags.get(namespace, name);
     if (flag === undefined) return undefined;
@@ -262,16 +285,16 @@ export class ClusterController {
       const carrying = plans.filter((p) => !p.plan.inSync);
       for (const { plan } of carrying) this.#enqueue({ namespace, kind: plan.kind, name: plan.name });
       const configMap = flag.spec.delivery.configMap?.configMapName;
-      if (configMap !== undefined) await this.#reconcileConfigMap(namespace, configMap);
+      if (configMap !== undefined) await this.#reconcileConfigMap(namespace, configMap, signal);
       if (carrying.length > 0) return { requeueAfterMs: WITHDRAW_RECHECK_MS };
       // svc's apply of the flag states only the finalizer: stating nothing removes it.
-      await writer.apply(ref, { force: true });
+      await writer.apply(ref, { force: true, signal });
       return undefined;
     }
     if (!finalized)
       await writer.apply(
         { ...ref, metadata: { ...ref.metadata, finalizers: [DELIVERY_FINALIZER] } },
-        { force: true },
+        { force: true, signal },
       );
     const status = desiredFlagStatus(
       flag,
@@ -279,13 +302,23 @@ export class ClusterController {
       this.#options.now(),
     );
     if (sameStatus(flag.status, status)) return undefined;
-    await writer.apply({ ...ref, status }, { force: true, subresource: "status" });
+    await writer.apply({ ...ref, status }, { force: true, subresource: "status", signal });
     const event = phaseChangeEvent(flag, status, this.#options.now());
     // An event is a courtesy to the reader: failing to record one never fails the reconcile.
     if (event !== undefined)
-      await writer.create(event).catch((error: unknown) => {
+      await writer.create(event, { signal }).catch((error: unknown) => {
         this.#options.logger.warn({ flag: `${namespace}/${name}`, err: error }, "event not recorded");
       });
     return undefined;
   }
+}
+
+/**
+ * A write the API server refused as malformed (400) or invalid (422) fails the same way until
+ * the workload or flag changes, and that change queues the key again: not retried.
+ */
+export function terminalWhenInvalid(error: unknown): unknown {
+  if (error instanceof HttpStatusError && (error.status === 400 || error.status === 422))
+    return new TerminalError(error.message, { cause: error });
+  return error;
 }

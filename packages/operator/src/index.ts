@@ -20,6 +20,7 @@ import { ClusterController } from "./cluster-controller.ts";
 import { ClusterStatusReporter, ensureHubCrds } from "./cluster-status.ts";
 import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
+import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } from "./lifecycle.ts";
 import { createOperatorMetrics } from "./metrics.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
@@ -77,11 +78,14 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const controllers = new Map<string, { controller: ClusterController; writer: ObjectWriter }>();
   const queue = new WorkQueue({
     concurrency: options.concurrency,
-    reconcile: async (key) => {
+    reconcile: async (key, signal) => {
       const parsed = parseWorkQueueKey(key);
       const entry = controllers.get(parsed.cluster);
       // A removed cluster's keys are dropped.
-      return entry === undefined ? undefined : entry.controller.reconcile(parsed);
+      return entry === undefined ? undefined : entry.controller.reconcile(parsed, signal);
+    },
+    onTerminal: (key, error) => {
+      log.warn({ key, err: error }, "reconcile failed; not retried until the object changes");
     },
     onDone: (key, outcome) => {
       const { cluster, kind } = parseWorkQueueKey(key);
@@ -101,7 +105,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const server = metricsServer(
     async () => metrics.registry.metrics(),
     metrics.registry.contentType,
-    () => leading,
+    () => holdsLead(state),
   );
   server.listen(options.metricsPort, options.metricsHost);
   await once(server, "listening");
@@ -113,8 +117,15 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       writes++;
     },
   });
+  /** Ends an unfinished start-up (the registry's start at once). */
+  const startUp = new AbortController();
+  /** Ends leader election, handing the Lease back. */
   const stopping = new AbortController();
-  let leading = false;
+  let state: OperatorState = "standby";
+  const transition = (event: OperatorEvent) => {
+    state = nextOperatorState(state, event);
+    metrics.leader.set(holdsLead(state) ? 1 : 0);
+  };
   let registry: ClusterRegistry | undefined;
   let statusReporter: ClusterStatusReporter | undefined;
   /** Each cluster's next rescan, at its ClusterConnection's resyncPeriod. */
@@ -123,6 +134,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
   const connect = (cluster: ConnectedCluster) => {
+    // A registry event that arrives while closing connects nothing.
+    if (!holdsLead(state)) return;
     // Reconciles in flight finish on the old connections (each call is bounded by the timeout).
     disconnect(cluster.id, options.requestTimeoutMs);
     const writer = new ObjectWriter(cluster.kubeConfig, {
@@ -180,16 +193,31 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     else setTimeout(closeWriter, drainMs).unref();
   };
 
+  /**
+   * Connects every cluster and queues its keys. After each await it stops when the operator is
+   * no longer starting (closed, or the Lease lost meanwhile): what it made so far is left where
+   * close() stops it, and nothing more is started.
+   */
   const startActing = async () => {
-    if (await ensureHubCrds(hubWriter, hubKubeConfig)) log.info("svc's CRDs installed in the hub");
-    registry = await ClusterRegistry.start({
-      hubKubeConfig,
-      localClusterId: options.clusterId,
-      systemNamespace: options.systemNamespace,
-      requestTimeoutMs: options.requestTimeoutMs,
-      logger: log,
-      ...options.registry,
-    });
+    const stillStarting = () => {
+      if (state !== "starting") throw new Error("the operator closed before it was ready");
+    };
+    const installed = await ensureHubCrds(hubWriter, hubKubeConfig);
+    stillStarting();
+    if (installed) log.info("svc's CRDs installed in the hub");
+    // Assigned before the check: close() closes it.
+    registry = await ClusterRegistry.start(
+      {
+        hubKubeConfig,
+        localClusterId: options.clusterId,
+        systemNamespace: options.systemNamespace,
+        requestTimeoutMs: options.requestTimeoutMs,
+        logger: log,
+        ...options.registry,
+      },
+      startUp.signal,
+    );
+    stillStarting();
     const started = registry;
     statusReporter = new ClusterStatusReporter({
       registry: started,
@@ -202,6 +230,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       now,
     });
     await statusReporter.registerLocalCluster();
+    stillStarting();
     for (const cluster of started.list()) connect(cluster);
     started.onChange((event) => {
       const cluster = started.get(event.id);
@@ -212,6 +241,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       statusReporter?.report(event.id);
     });
     statusReporter.reportAll();
+    transition("started");
   };
 
   let markReady: () => void = () => undefined;
@@ -220,10 +250,10 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     markReady = resolve;
     failReady = reject;
   });
+  let starting: Promise<void> | undefined;
   const lead = () => {
-    leading = true;
-    metrics.leader.set(1);
-    startActing().then(markReady, failReady);
+    transition("elected");
+    starting = startActing().then(markReady, failReady);
   };
   let close: () => Promise<void> = () => Promise.resolve();
   let electing: Promise<void> | undefined;
@@ -238,6 +268,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       signal: stopping.signal,
       onStartedLeading: lead,
       onStoppedLeading: () => {
+        transition("leadershipLost");
         void close().then(markStopped);
       },
     });
@@ -246,17 +277,21 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   let closing: Promise<void> | undefined;
   close = () =>
     (closing ??= (async () => {
+      transition("close");
+      // An unfinished start-up stops at its next step.
+      startUp.abort();
+      await starting;
       // Writes in flight finish before the Lease is handed back: never two writers at once.
       await queue.shutDown();
       for (const id of [...controllers.keys()]) disconnect(id);
-      leading = false;
-      metrics.leader.set(0);
+      await statusReporter?.close();
       stopping.abort();
       await electing;
       await registry?.close();
       await hubWriter.close();
       server.close();
       server.closeAllConnections();
+      transition("closed");
       log.info("operator stopped");
     })());
 

@@ -16,7 +16,7 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
     registry,
     reconciles: new Counter({
       name: "svc_operator_reconciles_total",
-      help: "Reconciles by cluster, kind and outcome (success, error)",
+      help: "Reconciles by cluster, kind and outcome (success; error, retried; terminal, not retried; canceled by shutdown)",
       labelNames: ["cluster", "kind", "outcome"] as const,
       registers: [registry],
     }),
