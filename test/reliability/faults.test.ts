@@ -52,6 +52,7 @@ describeOnNode("faults: each component killed and restarted while flags are crea
   let postgres: PostgresServer | undefined;
   let apiUrl = "";
   let token = "";
+  let operatorMetricsPort = 0;
   const processes: SvcProcess[] = [];
 
   /** A svc command as a process of its own, started again the same way after a kill. */
@@ -158,16 +159,55 @@ describeOnNode("faults: each component killed and restarted while flags are crea
   async function endToEnd(label: string): Promise<number> {
     const started = Date.now();
     let target: Attempt | undefined;
-    await waitFor(
-      async () => {
-        target ??= attempts.find((a) => a.status === 201 && a.at >= started);
-        if (target === undefined) return false;
-        return (await seen("reader"))?.files[`faults/${target.name}`] === `value of ${target.name}`;
-      },
-      (ok) => ok,
-      { what: `a flag created after ${label} seen in the pod`, timeoutMs: 180_000, intervalMs: 500 },
-    );
+    try {
+      await waitFor(
+        async () => {
+          target ??= attempts.find((a) => a.status === 201 && a.at >= started);
+          if (target === undefined) return false;
+          return (await seen("reader"))?.files[`faults/${target.name}`] === `value of ${target.name}`;
+        },
+        (ok) => ok,
+        { what: `a flag created after ${label} seen in the pod`, timeoutMs: 180_000, intervalMs: 500 },
+      );
+    } catch (error) {
+      throw new Error(`${String(error)}\n${await whereItStopped(target)}`, { cause: error });
+    }
     return Date.now() - started;
+  }
+
+  /** Where on its way to the pod a created flag stopped: the stage a failed endToEnd names. */
+  async function whereItStopped(target: Attempt | undefined): Promise<string> {
+    const recent = attempts.slice(-5).map((a) => `${a.name}:${a.status}`);
+    if (target === undefined)
+      return `no creation acknowledged since; the last attempts: ${recent.join(", ")}`;
+    const flag = await core
+      .listNamespacedConfigMap({ namespace, fieldSelector: "metadata.name=faults" })
+      .then((list) => list.items[0]?.data?.[target.name], String);
+    const pods = await core.listNamespacedPod({ namespace, labelSelector: "app=reader" }).then(
+      (list) =>
+        list.items.map((p) => {
+          const status = p.status?.containerStatuses?.[0];
+          return `${p.metadata?.name} ready=${isReady(p)} deleting=${p.metadata?.deletionTimestamp !== undefined} restarts=${status?.restartCount} state=${JSON.stringify(status?.state)}`;
+        }),
+      String,
+    );
+    const inPod = await seen("reader").then((s) => s?.files[`faults/${target.name}`], String);
+    return [
+      `target ${target.name} (acknowledged ${((Date.now() - target.at) / 1000).toFixed(0)} s ago)`,
+      `in ConfigMap faults: ${JSON.stringify(flag)}`,
+      `reader pods: ${JSON.stringify(pods)}`,
+      `seen in the pod: ${JSON.stringify(inPod)}`,
+      `operator metrics: ${await fetch(`http://127.0.0.1:${operatorMetricsPort}/metrics`)
+        .then((r) => r.text())
+        .then(
+          (text) =>
+            text
+              .split("\n")
+              .filter((l) => /^svc_operator_(queue|cached_objects)|^workqueue_depth/.test(l))
+              .join("; "),
+          String,
+        )}`,
+    ].join("\n");
   }
 
   const shared = (name: SharedComponent): Fault => ({
@@ -204,6 +244,7 @@ describeOnNode("faults: each component killed and restarted while flags are crea
       answers(`${apiUrl}/readyz`),
     );
     const operatorPort = await freeLoopbackPort();
+    operatorMetricsPort = operatorPort;
     const operator = svcProcess(
       "operator",
       { SVC_OPERATOR_METRICS_HOST: "127.0.0.1", SVC_OPERATOR_METRICS_PORT: String(operatorPort) },
