@@ -15,7 +15,6 @@ import {
 import {
   HttpStatusError,
   TerminalError,
-  workQueueKey,
   type ConnectedCluster,
   type Logger,
   type ObjectWriter,
@@ -30,12 +29,12 @@ import {
   type RoleBindingJson,
   type RoleJson,
   roleInSync,
-  SIDECAR_RBAC_NAME,
   sidecarRole,
   sidecarRoleBinding,
   sidecarServiceAccounts,
 } from "./sidecar-rbac.ts";
 import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
+import { controllerQueueKey, parseControllerKey, type ControllerKey } from "./controller-keys.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { NamespacePlans, type WorkloadCache } from "./namespace-plans.ts";
 import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings } from "./workload-apply.ts";
@@ -55,13 +54,6 @@ const FLAG_STATUS_DELAY_MS = 250;
 
 /** How long a flag being deleted waits before looking again at workloads still carrying it. */
 const WITHDRAW_RECHECK_MS = 2000;
-
-/**
- * The ConfigMap key that stands for every svc-managed ConfigMap of a namespace (no ConfigMap is
- * named so): its reconcile lists them and enqueues each, so that one a flag moved away from
- * while the operator was stopped is found after a restart, not only from memory.
- */
-const EVERY_MANAGED_CONFIGMAP = "*";
 
 export class ClusterController {
   readonly #options: ClusterControllerOptions;
@@ -114,7 +106,7 @@ export class ClusterController {
     const flags = cluster.flags.list();
     for (const flag of flags) this.#flagChanged(flag);
     for (const namespace of new Set(flags.map((flag) => flag.metadata.namespace)))
-      this.#enqueue({ namespace, kind: "ConfigMap", name: EVERY_MANAGED_CONFIGMAP });
+      this.#enqueue({ namespace, kind: "ManagedConfigMaps" });
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list())
         this.#enqueue({
@@ -137,25 +129,29 @@ export class ClusterController {
   }
 
   async #dispatch(key: WorkQueueKey, signal: AbortSignal): Promise<ReconcileResult | undefined> {
-    if (key.kind === FEATURE_FLAG.kind) return this.#reconcileFlag(key.namespace, key.name, signal);
-    if (key.kind === "RoleBinding") {
-      await this.#reconcileSidecarRbac(key.namespace, signal);
-      return undefined;
+    const parsed = parseControllerKey(key);
+    switch (parsed.kind) {
+      case FEATURE_FLAG.kind:
+        return this.#reconcileFlag(parsed.namespace, parsed.name, signal);
+      case "Deployment":
+      case "StatefulSet":
+      case "DaemonSet":
+        await this.#reconcileWorkload(parsed.kind, parsed.namespace, parsed.name, signal);
+        return undefined;
+      case "ConfigMap":
+        await this.#reconcileConfigMap(parsed.namespace, parsed.name, signal);
+        return undefined;
+      case "SidecarRBAC":
+        await this.#reconcileSidecarRbac(parsed.namespace, signal);
+        return undefined;
+      case "ManagedConfigMaps":
+        await this.#enqueueManagedConfigMaps(parsed.namespace, signal);
+        return undefined;
     }
-    if (key.kind === "ConfigMap") {
-      if (key.name === EVERY_MANAGED_CONFIGMAP) await this.#enqueueManagedConfigMaps(key.namespace, signal);
-      else await this.#reconcileConfigMap(key.namespace, key.name, signal);
-      return undefined;
-    }
-    if ((WORKLOAD_KINDS as readonly string[]).includes(key.kind)) {
-      await this.#reconcileWorkload(key.kind as WorkloadKind, key.namespace, key.name, signal);
-      return undefined;
-    }
-    throw new Error(`no reconciler for kind ${key.kind}`);
   }
 
-  #enqueue(key: Omit<WorkQueueKey, "cluster">, delayMs = 0): void {
-    this.#options.enqueue(workQueueKey({ cluster: this.id, ...key }), delayMs);
+  #enqueue(key: ControllerKey, delayMs = 0): void {
+    this.#options.enqueue(controllerQueueKey(this.id, key), delayMs);
   }
 
   #enqueueFlags(namespace: string, delayMs: number): void {
@@ -166,7 +162,7 @@ export class ClusterController {
   /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */
   #enqueueSidecarRbac(namespace: string, force = false): void {
     const sidecarFlag = this.#options.cluster.flags.list(namespace).some((f) => f.spec.delivery.sidecar);
-    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "RoleBinding", name: SIDECAR_RBAC_NAME });
+    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "SidecarRBAC" });
   }
 
   #flagChanged(flag: FeatureFlagResource, gone = false): void {
