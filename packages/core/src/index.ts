@@ -29,3 +29,5 @@ export * from "./flag-index.ts";
 export * from "./conditions.ts";
 export * from "./kubeconfig.ts";
 export * from "./delivered-value.ts";
+export * from "./trim.ts";
+export * from "./paging.ts";
