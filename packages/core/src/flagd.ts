@@ -238,6 +238,26 @@ export function evaluateFlag(key: string, compiled: CompiledFlag, context: Evalu
   return evaluation;
 }
 
+/**
+ * What evaluateFlag answers for a flag no context can change, without building flagd-core's
+ * form of it (which costs memory per flag and its parsing's garbage): no targeting, no
+ * evaluators, its default variant one of its variants. Such a flag is DISABLED, or its default
+ * variant with reason STATIC (flagd-core's FeatureFlag.evaluate without targeting). Undefined for
+ * any other flag: compile and evaluate it. Checked against flagd-core in test/flagd-static.test.ts.
+ */
+export function staticEvaluation(key: string, spec: EvaluatedSpec): Evaluation | undefined {
+  if (spec.targeting !== undefined || spec.evaluators !== undefined) return undefined;
+  // Through JSON as flagd-core parses it, so that values read alike (-0 is 0).
+  const flag = JSON.parse(JSON.stringify(flagdFlagOf(spec))) as Flag;
+  const variant = flag.defaultVariant;
+  if (typeof variant !== "string" || variant === "" || !Object.hasOwn(flag.variants, variant)) {
+    return undefined;
+  }
+  const metadata = { ...flag.metadata };
+  if (flag.state === "DISABLED") return { key, reason: "DISABLED", metadata };
+  return { key, value: flag.variants[variant] as JsonValue, variant, reason: "STATIC", metadata };
+}
+
 function knownErrorCode(code: string | undefined): EvaluationErrorCode {
   return code !== undefined && (EVALUATION_ERROR_CODES as readonly string[]).includes(code)
     ? (code as EvaluationErrorCode)
