@@ -7,6 +7,7 @@ import type { EvaluationContext } from "@openfeature/core";
 import type { FlagRules, SidecarFlag } from "./sidecar-flag.ts";
 import { createHash } from "node:crypto";
 import {
+  CompiledRules,
   ofrepEvaluation,
   renderFlag,
   renderFlagList,
@@ -60,6 +61,14 @@ export function sameFlag(a: SidecarFlag, b: SidecarFlag): boolean {
   );
 }
 
+/**
+ * Targeted flags kept compiled (~2.6 KB of heap each). Past this many in one namespace a bulk
+ * evaluation compiles the rest on every request (~0.5 ms each on Bun, mostly flagd-core hashing
+ * the flag), so the bound is above the 5,000 flags a namespace is sized for (docs/sidecar.md,
+ * "Memory"): it caps memory without slowing the namespaces svc is built for.
+ */
+export const COMPILED_RULES = 10_000;
+
 /** One change of the state, numbered by the state's revision (1, 2, 3, ... in order). */
 export type FlagChange =
   | { kind: "update"; revision: number; flag: SidecarFlag }
@@ -68,11 +77,7 @@ export type FlagChange =
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 
 /** A flag with every response about it rendered once, when it changed. */
-export type FlagEntry = RenderedFlag & {
-  flag: SidecarFlag;
-  /** SHA-256 of the flag's definition, a term of the state's configEtag. */
-  digest: Buffer;
-};
+export type FlagEntry = RenderedFlag & { flag: SidecarFlag };
 
 /**
  * The flags of one namespace. Every mutation returns the changes it made (none for a no-op, so
@@ -80,6 +85,7 @@ export type FlagEntry = RenderedFlag & {
  */
 export class FlagState {
   #entries = new Map<string, FlagEntry>();
+  readonly #rules: CompiledRules;
   #revision = 0;
   // Whole-namespace responses cost O(flags) to render: built on the first read after a change,
   // so a burst of changes (a relist of thousands of flags) renders them once, not per change.
@@ -90,8 +96,14 @@ export class FlagState {
   #anyTargeted = false;
   // The bulk answer when no flag is targeted: the same for every context.
   #staticBulk: { response: PreparedResponse; etag: string } | undefined;
-  // XOR of every entry's digest: kept per change in O(1), equal for equal flag sets.
+  // XOR of every entry's definitionDigest: kept per change in O(1), equal for equal flag sets.
+  // The terms are recomputed when a flag goes rather than kept (a Buffer per flag is memory).
   #configDigest = Buffer.alloc(32);
+
+  /** `compiledRules`: how many targeted flags stay compiled (CompiledRules in responses.ts). */
+  constructor(compiledRules = COMPILED_RULES) {
+    this.#rules = new CompiledRules(compiledRules);
+  }
 
   get revision(): number {
     return this.#revision;
@@ -131,7 +143,7 @@ export class FlagState {
     this.#byKey ??= this.#indexByKey();
     this.#byKeySorted ??= [...this.#byKey.values()].sort((a, b) => compare(a.flag.key, b.flag.key));
     if (this.#anyTargeted) {
-      return renderOfrepBulk(this.#byKeySorted.map((entry) => ofrepEvaluation(entry, context).text));
+      return renderOfrepBulk(this.#byKeySorted.map((entry) => ofrepEvaluation(entry, context, true).text));
     }
     this.#staticBulk ??= renderOfrepBulk(this.#byKeySorted.map((entry) => ofrepEvaluation(entry, {}).text));
     return this.#staticBulk;
@@ -187,10 +199,10 @@ export class FlagState {
   #upsert(flag: SidecarFlag): FlagChange[] {
     const current = this.#entries.get(flag.name);
     if (current && sameFlag(current.flag, flag)) return [];
-    const digest = createHash("sha256").update(JSON.stringify(flag)).digest();
-    if (current) xorInto(this.#configDigest, current.digest);
-    xorInto(this.#configDigest, digest);
-    this.#entries.set(flag.name, { flag, digest, ...renderFlag(flag) });
+    if (current) xorInto(this.#configDigest, definitionDigest(current.flag));
+    xorInto(this.#configDigest, definitionDigest(flag));
+    if (current) this.#rules.forget(current.flag);
+    this.#entries.set(flag.name, { flag, ...renderFlag(flag, this.#rules) });
     this.#invalidate();
     return [{ kind: "update", revision: ++this.#revision, flag }];
   }
@@ -199,7 +211,8 @@ export class FlagState {
     const current = this.#entries.get(name);
     if (!current) return [];
     this.#entries.delete(name);
-    xorInto(this.#configDigest, current.digest);
+    this.#rules.forget(current.flag);
+    xorInto(this.#configDigest, definitionDigest(current.flag));
     this.#invalidate();
     return [{ kind: "delete", revision: ++this.#revision, name }];
   }
@@ -211,6 +224,11 @@ export class FlagState {
     this.#byKeySorted = undefined;
     this.#staticBulk = undefined;
   }
+}
+
+/** SHA-256 of a flag's definition, a term of the state's configEtag. */
+function definitionDigest(flag: SidecarFlag): Buffer {
+  return createHash("sha256").update(JSON.stringify(flag)).digest();
 }
 
 function xorInto(target: Buffer, term: Buffer): void {

@@ -2,7 +2,7 @@
 // read only looks up a map and writes bytes it already has.
 import { maxHeaderSize } from "node:http";
 import { httpClientErrorAnswer } from "@svc/core/basics";
-import { compileFlag, evaluateFlag, isTargeted, type CompiledFlag } from "@svc/core/flagd";
+import { compileFlag, evaluateFlag, isTargeted, staticEvaluation, type CompiledFlag } from "@svc/core/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import { bulkBody, etagOf, renderEvaluation, type OfrepEvaluation } from "./ofrep.ts";
 import { evaluatedSpecOf, type SidecarFlag } from "./sidecar-flag.ts";
@@ -51,17 +51,60 @@ export function clientErrorAnswer(error: { code?: string; message: string }): st
 /** The path of the OFREP event stream (protocol ADR-0008), advertised by the bulk evaluation. */
 export const OFREP_EVENTS_PATH = "/ofrep/v1/events";
 
-/** The OFREP side of a flag: its answer when no context can change it, else flagd-core's form. */
+/**
+ * Targeted flags in flagd-core's form, compiled on their first evaluation and kept for the
+ * `capacity` most recently evaluated: flagd-core keeps a rule engine per flag (~1.6 KB of heap,
+ * and its parsing leaves garbage whose pages Bun keeps), so a namespace's idle rules cost only
+ * their definition (docs/sidecar.md, "Memory"). A bulk evaluation reaches every rule: past the
+ * capacity, it compiles the rules it does not find and keeps none of them, so a scan neither
+ * evicts what single evaluations use nor grows the cache.
+ */
+export class CompiledRules {
+  readonly #capacity: number;
+  // Insertion order is recency: a hit moves its flag to the end, the first is the least recent.
+  readonly #compiled = new Map<SidecarFlag, CompiledFlag>();
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get size(): number {
+    return this.#compiled.size;
+  }
+
+  /** The flag compiled; `keep: false` (a scan) adds it only while there is room. */
+  of(flag: SidecarFlag, keep = true): CompiledFlag {
+    const found = this.#compiled.get(flag);
+    if (found !== undefined) {
+      this.#compiled.delete(flag);
+      this.#compiled.set(flag, found);
+      return found;
+    }
+    const compiled = compileFlag(flag.key, evaluatedSpecOf(flag), false);
+    if (!keep && this.#compiled.size >= this.#capacity) return compiled;
+    this.#compiled.set(flag, compiled);
+    const oldest = this.#compiled.keys().next();
+    if (this.#compiled.size > this.#capacity && !oldest.done) this.#compiled.delete(oldest.value);
+    return compiled;
+  }
+
+  /** Drops a flag that changed or went away. */
+  forget(flag: SidecarFlag): void {
+    this.#compiled.delete(flag);
+  }
+}
+
+/** The OFREP side of a flag: its answer when no context can change it, else its rule's compiler. */
 export type OfrepForm =
   | {
       /** Disabled, no targeting, or a rule flagd-core refused: evaluated once per change. */
       ofrepStatic: { evaluation: OfrepEvaluation; response: PreparedResponse };
-      compiled?: undefined;
+      rules?: undefined;
     }
   | {
       ofrepStatic?: undefined;
-      /** A targeted flag, parsed once per change and evaluated per request. */
-      compiled: CompiledFlag;
+      /** A targeted flag: evaluated per request, compiled through these rules. */
+      rules: CompiledRules;
     };
 
 export type RenderedFlag = OfrepForm & {
@@ -73,14 +116,18 @@ export type RenderedFlag = OfrepForm & {
   value: PreparedResponse;
 };
 
-export function renderFlag(flag: SidecarFlag): RenderedFlag {
+/**
+ * Every response about a flag. A flag no context changes is answered without flagd-core
+ * (staticEvaluation); an enabled targeted flag is compiled only when first evaluated, others
+ * (disabled or odd definitions) are compiled once here for their fixed answer.
+ */
+export function renderFlag(flag: SidecarFlag, rules: CompiledRules): RenderedFlag {
   const json = JSON.stringify({
     name: flag.name,
     type: flag.type,
     value: flag.value,
     disabled: flag.disabled,
   });
-  const compiled = compileFlag(flag.key, evaluatedSpecOf(flag), false);
   const rendered = {
     json,
     object: prepare(200, JSON_TYPE, json),
@@ -88,9 +135,13 @@ export function renderFlag(flag: SidecarFlag): RenderedFlag {
       ? errorResponse(404, `flag ${flag.name} is disabled`)
       : prepare(200, TEXT_TYPE, flag.value),
   };
-  if (!flag.disabled && compiled.ok && isTargeted(flag)) return { ...rendered, compiled };
-  // A static flag keeps its answer only, not flagd-core's form (memory per flag).
-  const evaluation = renderEvaluation(flag, evaluateFlag(flag.key, compiled, {}));
+  const spec = evaluatedSpecOf(flag);
+  let fixed = staticEvaluation(flag.key, spec);
+  if (fixed === undefined) {
+    if (!flag.disabled && isTargeted(flag)) return { ...rendered, rules };
+    fixed = evaluateFlag(flag.key, compileFlag(flag.key, spec, false), {});
+  }
+  const evaluation = renderEvaluation(flag, fixed);
   return {
     ...rendered,
     ofrepStatic: { evaluation, response: prepare(evaluation.status, JSON_TYPE, evaluation.text) },
@@ -101,9 +152,11 @@ export function renderFlag(flag: SidecarFlag): RenderedFlag {
 export function ofrepEvaluation(
   entry: RenderedFlag & { flag: SidecarFlag },
   context: EvaluationContext,
+  scan = false,
 ): OfrepEvaluation {
   if (entry.ofrepStatic) return entry.ofrepStatic.evaluation;
-  return renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, entry.compiled, context));
+  const compiled = entry.rules.of(entry.flag, !scan);
+  return renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, compiled, context));
 }
 
 /** POST /ofrep/v1/evaluate/flags/{key} for a context. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   clientErrorAnswer,
+  CompiledRules,
   errorResponse,
   ofrepEvaluation,
   ofrepSingle,
@@ -10,19 +11,24 @@ import {
 } from "../src/responses.ts";
 import { etagOf } from "../src/ofrep.ts";
 
+const rules = new CompiledRules(10);
+
 function header(headers: string[], name: string): string | undefined {
   const index = headers.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name.toLowerCase());
   return index === -1 ? undefined : headers[index + 1];
 }
 
 describe("renderFlag", () => {
-  const enabled = renderFlag({
-    name: "colour",
-    key: "colour",
-    type: "string",
-    value: "blåu",
-    disabled: false,
-  });
+  const enabled = renderFlag(
+    {
+      name: "colour",
+      key: "colour",
+      type: "string",
+      value: "blåu",
+      disabled: false,
+    },
+    rules,
+  );
 
   it("renders the flag object, the raw value and the OFREP evaluation once", () => {
     expect(JSON.parse(enabled.json)).toEqual({
@@ -48,13 +54,16 @@ describe("renderFlag", () => {
   });
 
   it("withdraws the raw value of a disabled flag (404 {error}) but keeps it in the object", () => {
-    const disabled = renderFlag({
-      name: "colour",
-      key: "colour",
-      type: "string",
-      value: "blue",
-      disabled: true,
-    });
+    const disabled = renderFlag(
+      {
+        name: "colour",
+        key: "colour",
+        type: "string",
+        value: "blue",
+        disabled: true,
+      },
+      rules,
+    );
     expect(disabled.value.status).toBe(404);
     expect(JSON.parse(disabled.value.body.toString())).toEqual({ error: "flag colour is disabled" });
     expect(JSON.parse(disabled.object.body.toString())).toMatchObject({ value: "blue", disabled: true });
@@ -79,7 +88,7 @@ describe("renderFlag of a targeted flag", () => {
   };
 
   it("has no precomputed OFREP answer and is evaluated per context; disabled, it is static again", () => {
-    const entry = { flag: tiered, ...renderFlag(tiered) };
+    const entry = { flag: tiered, ...renderFlag(tiered, rules) };
     expect(entry.ofrepStatic).toBeUndefined();
     expect(JSON.parse(ofrepSingle(entry, { plan: "pro-yearly" }).body.toString())).toMatchObject({
       key: "Tiered.Flag",
@@ -87,15 +96,51 @@ describe("renderFlag of a targeted flag", () => {
       reason: "TARGETING_MATCH",
     });
     expect(JSON.parse(ofrepEvaluation(entry, {}).text)).toMatchObject({ value: "basic", reason: "DEFAULT" });
-    expect(renderFlag({ ...tiered, disabled: true }).ofrepStatic?.evaluation.text).toBe(
+    expect(renderFlag({ ...tiered, disabled: true }, rules).ofrepStatic?.evaluation.text).toBe(
       '{"key":"Tiered.Flag","reason":"DISABLED","metadata":{}}',
     );
   });
 });
 
+describe("CompiledRules", () => {
+  const flag = (i: number) => ({
+    name: `f${i}`,
+    key: `f${i}`,
+    type: "string" as const,
+    value: "a",
+    disabled: false,
+    variants: { a: "a", b: "b" },
+    defaultVariant: "a",
+    targeting: { fractional: [["a"], ["b"]] },
+  });
+
+  it("compiles a targeted flag on its first evaluation and keeps only the most recently evaluated", () => {
+    const bounded = new CompiledRules(2);
+    const entries = [0, 1, 2].map((i) => ({ flag: flag(i), ...renderFlag(flag(i), bounded) }));
+    expect(bounded.size).toBe(0);
+    const answers = entries.map((entry) => ofrepEvaluation(entry, { targetingKey: "user-7" }).text);
+    expect(bounded.size).toBe(2);
+    // Evicted or kept, a flag answers alike (fractional buckets by key and targetingKey).
+    expect(entries.map((entry) => ofrepEvaluation(entry, { targetingKey: "user-7" }).text)).toEqual(answers);
+    const first = flag(0);
+    expect(bounded.of(first)).toBe(bounded.of(first));
+    bounded.forget(first);
+    expect(bounded.size).toBe(1);
+  });
+
+  it("keeps no more for a scan (a bulk evaluation) past its capacity", () => {
+    const bounded = new CompiledRules(1);
+    const flags = [0, 1, 2].map(flag);
+    for (const each of flags) ofrepEvaluation({ flag: each, ...renderFlag(each, bounded) }, {}, true);
+    expect(bounded.size).toBe(1);
+    const [first] = flags as [ReturnType<typeof flag>];
+    expect(bounded.of(first, false)).toBe(bounded.of(first));
+  });
+});
+
 describe("whole-namespace responses", () => {
-  const a = renderFlag({ name: "a", key: "a", type: "boolean", value: "true", disabled: false });
-  const b = renderFlag({ name: "b", key: "b", type: "integer", value: "7", disabled: true });
+  const a = renderFlag({ name: "a", key: "a", type: "boolean", value: "true", disabled: false }, rules);
+  const b = renderFlag({ name: "b", key: "b", type: "integer", value: "7", disabled: true }, rules);
 
   it("lists flag objects as a JSON array", () => {
     expect(JSON.parse(renderFlagList([a, b]).body.toString())).toEqual([
