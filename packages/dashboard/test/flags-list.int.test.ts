@@ -150,6 +150,20 @@ describe("seeing the list", () => {
     await page.close();
   });
 
+  it("keeps every keystroke typed 40 ms apart while the list re-renders (CPU slowed 20×)", async () => {
+    const page = await flagList("viewer");
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 20 });
+    const search = page.getByRole("searchbox", { name: "Search flags" });
+    const typed = "the new checkout flow";
+    await search.pressSequentially(typed, { delay: 40 });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    expect(await search.inputValue()).toBe(typed);
+    await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(typed);
+    await rowOf(page, "new-checkout").waitFor();
+    await page.close();
+  });
+
   it("sorts by a column header", async () => {
     const page = await flagList("viewer");
     const names = async () =>

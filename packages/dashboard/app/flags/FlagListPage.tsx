@@ -1,6 +1,6 @@
 import { deliveryKind, type FlagView } from "@svc/core/browser";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useDeferredValue, useMemo, useRef } from "react";
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
 import { useClusters } from "../clusters/queries.ts";
@@ -37,18 +37,48 @@ const COLUMNS: { key: SortKey | undefined; label: string }[] = [
 
 const ROW_HEIGHT = 49;
 
+/**
+ * The search box holds what is typed in its own state. The router writes the URL in a React
+ * transition, so an input controlled by the URL alone lags behind it while the list renders, and
+ * React puts the older text back: keystrokes typed 40–80 ms apart were lost. The URL follows each
+ * keystroke; a URL changed from elsewhere (back button, a link) replaces the text.
+ */
+function SearchInput({ value, onChange }: { value: string; onChange: (text: string) => void }) {
+  const [text, setText] = useState(value);
+  /** Texts this input wrote to the URL and may still see come back, oldest first. */
+  const written = useRef(new Set([value]));
+  useEffect(() => {
+    if (!written.current.has(value)) setText(value);
+    // Once the URL caught up with the newest text, older ones cannot come back.
+    if (!written.current.has(value) || [...written.current].at(-1) === value)
+      written.current = new Set([value]);
+  }, [value]);
+  return (
+    <input
+      type="search"
+      value={text}
+      placeholder="name or description"
+      onChange={(event) => {
+        const typed = event.target.value;
+        setText(typed);
+        written.current.delete(typed);
+        written.current.add(typed);
+        onChange(typed);
+      }}
+    />
+  );
+}
+
 function Filters({ view, update }: { view: ListView; update: (patch: Partial<ListView>) => void }) {
   const clusters = useClusters();
   return (
     <div className="toolbar" role="search">
       <label className="field">
         <span>Search flags</span>
-        <input
-          type="search"
+        <SearchInput
           value={view.search}
-          placeholder="name or description"
-          onChange={(event) => {
-            update({ search: event.target.value });
+          onChange={(search) => {
+            update({ search });
           }}
         />
       </label>
