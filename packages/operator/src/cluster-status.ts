@@ -75,6 +75,7 @@ export class ClusterStatusReporter {
   readonly #options: ClusterStatusOptions;
   readonly #crdInstalls = new Map<string, CrdInstall>();
   readonly #reporting = new Set<Promise<void>>();
+  #closed = false;
   /** Per cluster: the last report queued, and the one waiting to start after it (if any). */
   readonly #chains = new Map<string, { reporting: Promise<void>; next: { rescan: boolean } | undefined }>();
 
@@ -118,6 +119,7 @@ export class ClusterStatusReporter {
    * are merged into the one run after it.
    */
   report(id: string, { rescan = false } = {}): void {
+    if (this.#closed) return;
     const chain = this.#chains.get(id);
     if (chain?.next !== undefined) {
       chain.next.rescan ||= rescan;
@@ -144,6 +146,14 @@ export class ClusterStatusReporter {
       });
     this.#chains.set(id, { reporting, next });
     this.#reporting.add(reporting);
+  }
+
+  /** Takes no more reports, drops the CRD install retries, and resolves when the reports under way are done. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const { retry } of this.#crdInstalls.values()) clearTimeout(retry);
+    this.#crdInstalls.clear();
+    await this.settled();
   }
 
   /** Resolves when the reports under way are done. */

@@ -21,7 +21,7 @@ import { ClusterStatusReporter, ensureHubCrds } from "./cluster-status.ts";
 import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
 import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } from "./lifecycle.ts";
-import { createOperatorMetrics } from "./metrics.ts";
+import { createOperatorMetrics, queueObservers } from "./metrics.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
 export { DELIVERY_FINALIZER } from "./flag-status.ts";
@@ -87,10 +87,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     onTerminal: (key, error) => {
       log.warn({ key, err: error }, "reconcile failed; not retried until the object changes");
     },
-    onDone: (key, outcome) => {
-      const { cluster, kind } = parseWorkQueueKey(key);
-      metrics.reconciles.inc({ cluster, kind, outcome });
-    },
+    ...queueObservers(metrics, "operator"),
     onError: (key, error, retry, delayMs) => {
       // A 409 is the optimistic lock at work (the object changed since it was cached): expected
       // while controllers update the same objects, planned again at once.

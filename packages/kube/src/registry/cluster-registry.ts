@@ -116,11 +116,12 @@ export class ClusterRegistry {
   /**
    * Starts following the hub's ClusterConnections; resolves once they are listed and the local
    * cluster's caches are synced, or after startTimeoutMs (then with a warning: clusters keep
-   * connecting in the background and report their state through health()).
+   * connecting in the background and report their state through health()). When `signal`
+   * aborts (its owner shuts down), it resolves at once; the caller closes the registry.
    */
-  static async start(options: ClusterRegistryOptions): Promise<ClusterRegistry> {
+  static async start(options: ClusterRegistryOptions, signal?: AbortSignal): Promise<ClusterRegistry> {
     const registry = new ClusterRegistry(options);
-    await registry.#start();
+    await registry.#start(signal);
     return registry;
   }
 
@@ -149,17 +150,19 @@ export class ClusterRegistry {
     await this.#hub.close();
   }
 
-  async #start(): Promise<void> {
+  async #start(signal: AbortSignal | undefined): Promise<void> {
     const { startTimeoutMs, logger, localClusterId } = this.#options;
     const deadline = Date.now() + startTimeoutMs;
     for (const reflector of this.#hubReflectors) reflector.start();
     // An error (no ClusterConnection CRD, no permission) will not mend itself while we wait.
     const hubFailing = () => this.#hubReflectors.some((r) => r.outcome().failure?.kind === "error");
-    await waitFor(() => this.#hubSynced() || hubFailing(), Boolean, {
+    const aborted = () => signal?.aborted === true;
+    await waitFor(() => this.#hubSynced() || hubFailing() || aborted(), Boolean, {
       what: "the hub's ClusterConnections listed",
       timeoutMs: startTimeoutMs,
       intervalMs: 50,
     }).catch(() => undefined);
+    if (aborted()) return;
     if (!this.#hubSynced())
       logger.warn(
         { failures: this.#hubReflectors.map((r) => r.outcome().failure?.message).filter(Boolean) },
@@ -167,12 +170,23 @@ export class ClusterRegistry {
       );
     this.#reconcile();
     const local = this.get(localClusterId);
-    await local?.whenSynced(Math.max(0, deadline - Date.now())).catch((error: unknown) => {
+    const synced = local?.whenSynced(Math.max(0, deadline - Date.now())).catch((error: unknown) => {
+      if (aborted()) return;
       logger.warn(
         { cluster: localClusterId, reason: (error as Error).message },
         "local cluster not synced at start",
       );
     });
+    const abort = new Promise<void>((resolve) => {
+      signal?.addEventListener(
+        "abort",
+        () => {
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    await Promise.race([synced, abort]);
   }
 
   #hubSynced(): boolean {
