@@ -123,10 +123,18 @@ describe("changing flags from the list", () => {
 });
 
 describe("seeing the list", () => {
-  it("shows a flag another user creates, without a reload", async () => {
+  it("shows a flag another user creates, without a reload; an unchanged list is not downloaded again", async () => {
     const page = await flagList("viewer");
+    const polls: number[] = [];
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname === "/api/v1/flags") polls.push(response.status());
+    });
+    // Polled every 3 s: the list did not change, so the API answers 304 and sends no body.
+    await expect.poll(() => polls.filter((status) => status === 304).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    expect(polls.every((status) => status === 304)).toBe(true);
     await createFlag("made-elsewhere", "Created through the API by someone else", "admin");
     await page.getByRole("link", { name: "made-elsewhere" }).waitFor({ timeout: 15_000 });
+    expect(polls).toContain(200);
     await page.close();
   });
 

@@ -84,15 +84,35 @@ async function errorMessage(response: Response): Promise<string> {
   return text.trim() === "" ? `${response.status} ${response.statusText}` : text.trim();
 }
 
+// --- Conditional GETs: a list polled every LIVE_REFRESH_MS is downloaded again only when it changed ---
+
+/** The last JSON answer of each GET that carried an ETag, newest last; 304 answers reuse it. */
+const lastAnswers = new Map<string, { etag: string; body: unknown }>();
+/** Enough for every list a few open pages poll; the oldest is forgotten first. */
+const MAX_LAST_ANSWERS = 32;
+
+function rememberAnswer(url: string, etag: string, body: unknown): void {
+  lastAnswers.delete(url);
+  lastAnswers.set(url, { etag, body });
+  const oldest = lastAnswers.keys().next().value;
+  if (lastAnswers.size > MAX_LAST_ANSWERS && oldest !== undefined) lastAnswers.delete(oldest);
+}
+
 /** Sends one request; resolves with the parsed JSON (or text) body, rejects with an ApiError. */
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
   if (hooks.token !== undefined) headers["authorization"] = `Bearer ${hooks.token}`;
   if (options.body !== undefined) headers["content-type"] = "application/json";
+  const method = options.method ?? "GET";
+  const url = apiUrl(path, options.query);
+  // Keyed by the session too: another user's answer is never reused.
+  const answerKey = `${hooks.token ?? ""} ${url}`;
+  const last = method === "GET" ? lastAnswers.get(answerKey) : undefined;
+  if (last !== undefined) headers["if-none-match"] = last.etag;
   let response: Response;
   try {
-    response = await fetch(apiUrl(path, options.query), {
-      method: options.method ?? "GET",
+    response = await fetch(url, {
+      method,
       headers,
       body: options.body === undefined ? null : JSON.stringify(options.body),
       signal: options.signal ?? null,
@@ -110,9 +130,14 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   setUnreachable(undefined);
   if (response.status === 401 && hooks.token !== undefined) hooks.onUnauthorized();
+  if (response.status === 304 && last !== undefined) return last.body as T;
   if (!response.ok) throw new ApiError(response.status, await errorMessage(response));
   const type = response.headers.get("content-type") ?? "";
-  return (type.includes("json") ? await response.json() : await response.text()) as T;
+  if (!type.includes("json")) return (await response.text()) as T;
+  const body: unknown = await response.json();
+  const etag = response.headers.get("etag");
+  if (method === "GET" && etag !== null) rememberAnswer(answerKey, etag, body);
+  return body as T;
 }
 
 /**
