@@ -130,7 +130,9 @@ describe("seeing the list", () => {
       if (new URL(response.url()).pathname === "/api/v1/flags") polls.push(response.status());
     });
     // Polled every 3 s: the list did not change, so the API answers 304 and sends no body.
-    await expect.poll(() => polls.filter((status) => status === 304).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => polls.filter((status) => status === 304).length, { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(2);
     expect(polls.every((status) => status === 304)).toBe(true);
     await createFlag("made-elsewhere", "Created through the API by someone else", "admin");
     await page.getByRole("link", { name: "made-elsewhere" }).waitFor({ timeout: 15_000 });
