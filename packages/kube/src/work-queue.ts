@@ -58,8 +58,12 @@ export interface WorkQueueOptions {
   onError?: (key: string, error: unknown, retry: number, delayMs: number) => void;
   /** Told of each TerminalError (the key is not retried). */
   onTerminal?: (key: string, error: TerminalError) => void;
-  /** Told of each finished reconcile. */
-  onDone?: (key: string, outcome: ReconcileOutcome) => void;
+  /** Told of each key that needs processing again (an add of a key already waiting is none). */
+  onAdd?: (key: string) => void;
+  /** Told of each reconcile starting, with how long its key waited since it was added. */
+  onStart?: (key: string, queuedMs: number) => void;
+  /** Told of each finished reconcile, with how long it ran. */
+  onDone?: (key: string, outcome: ReconcileOutcome, workMs: number) => void;
 }
 
 export interface WorkQueueKey {
@@ -79,14 +83,17 @@ export function parseWorkQueueKey(key: string): WorkQueueKey {
   return { cluster, namespace, kind, name };
 }
 
+type Observer = "onError" | "onTerminal" | "onAdd" | "onStart" | "onDone";
+
 export class WorkQueue {
-  readonly #options: Required<Omit<WorkQueueOptions, "onError" | "onTerminal" | "onDone">> &
-    Pick<WorkQueueOptions, "onError" | "onTerminal" | "onDone">;
+  readonly #options: Required<Omit<WorkQueueOptions, Observer>> & Pick<WorkQueueOptions, Observer>;
   /** FIFO of keys ready to be processed. */
   readonly #queue: string[] = [];
   #head = 0;
   /** Keys that need processing (in the queue, or added while being processed). */
   readonly #dirty = new Set<string>();
+  /** When each dirty key was added (client-go's addTimes), for its queue latency. */
+  readonly #addedAt = new Map<string, number>();
   readonly #processing = new Set<string>();
   /** Keys waiting for a delay, with when they are due and how to cancel the timer. */
   readonly #waiting = new Map<string, { dueAt: number; cancel: () => void }>();
@@ -125,6 +132,8 @@ export class WorkQueue {
   add(key: string): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
     this.#dirty.add(key);
+    this.#addedAt.set(key, this.#options.clock.now());
+    this.#options.onAdd?.(key);
     if (this.#processing.has(key)) return;
     this.#queue.push(key);
     this.#pump();
@@ -169,6 +178,7 @@ export class WorkQueue {
     this.#queue.length = 0;
     this.#head = 0;
     this.#dirty.clear();
+    this.#addedAt.clear();
     await this.whenIdle();
   }
 
@@ -200,23 +210,31 @@ export class WorkQueue {
     }
     this.#processing.add(key);
     this.#dirty.delete(key);
+    const { clock, onStart } = this.#options;
+    const now = clock.now();
+    onStart?.(key, now - (this.#addedAt.get(key) ?? now));
+    this.#addedAt.delete(key);
     return key;
   }
 
   async #process(key: string): Promise<void> {
-    const { reconcile, retryBackoff, random, onError, onTerminal, onDone } = this.#options;
+    const { reconcile, retryBackoff, random, clock, onError, onTerminal } = this.#options;
     const { signal } = this.#stopping;
+    const startedAt = clock.now();
+    const onDone = (outcome: ReconcileOutcome) => {
+      this.#options.onDone?.(key, outcome, clock.now() - startedAt);
+    };
     try {
       const result = await reconcile(key, signal);
       this.#failures.delete(key);
-      onDone?.(key, "success");
+      onDone("success");
       this.#done(key);
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
     } catch (error) {
       if (signal.aborted || error instanceof TerminalError) {
         this.#failures.delete(key);
         if (!signal.aborted) onTerminal?.(key, error as TerminalError);
-        onDone?.(key, signal.aborted ? "canceled" : "terminal");
+        onDone(signal.aborted ? "canceled" : "terminal");
         this.#done(key);
         return;
       }
@@ -224,7 +242,7 @@ export class WorkQueue {
       this.#failures.set(key, retry + 1);
       const delayMs = backoffDelay(retryBackoff, retry, random());
       onError?.(key, error, retry, delayMs);
-      onDone?.(key, "error");
+      onDone("error");
       this.#done(key);
       this.addAfter(key, delayMs);
     }

@@ -1,5 +1,14 @@
 // The operator's Prometheus metrics, in a registry of its own (one per process).
-import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { parseWorkQueueKey, type WorkQueueOptions } from "@svc/kube";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** controller-runtime's buckets of controller_runtime_reconcile_time_seconds. */
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5,
+  1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+/** client-go's workqueue buckets: 10 ns to 1,000 s, ×10. */
+const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
 
 export interface QueueStats {
   depth: number;
@@ -36,6 +45,34 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
       name: "svc_operator_plan_cache_total",
       help: "Lookups of a namespace's workload plans: hit (nothing in the namespace changed since it was planned) or miss (planned again)",
       labelNames: ["result"] as const,
+      registers: [registry],
+    }),
+    // controller-runtime's and client-go's names, so their dashboards and alerts apply as they are.
+    reconcileTime: new Histogram({
+      name: "controller_runtime_reconcile_time_seconds",
+      help: "Time of each reconcile, by controller (the key's kind) and cluster",
+      labelNames: ["controller", "cluster"] as const,
+      buckets: RECONCILE_BUCKETS,
+      registers: [registry],
+    }),
+    queueDuration: new Histogram({
+      name: "workqueue_queue_duration_seconds",
+      help: "How long a key waits in the work queue, from added to processed",
+      labelNames: ["name"] as const,
+      buckets: WORKQUEUE_BUCKETS,
+      registers: [registry],
+    }),
+    workDuration: new Histogram({
+      name: "workqueue_work_duration_seconds",
+      help: "How long processing a key takes",
+      labelNames: ["name"] as const,
+      buckets: WORKQUEUE_BUCKETS,
+      registers: [registry],
+    }),
+    queueAdds: new Counter({
+      name: "workqueue_adds_total",
+      help: "Keys added to the work queue (an add of a key already waiting counts once)",
+      labelNames: ["name"] as const,
       registers: [registry],
     }),
     queueDepth: new Gauge({
@@ -79,3 +116,24 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
 }
 
 export type OperatorMetrics = ReturnType<typeof createOperatorMetrics>;
+
+/** The work queue callbacks that feed the metrics of a queue called `name`. */
+export function queueObservers(
+  metrics: OperatorMetrics,
+  name: string,
+): Required<Pick<WorkQueueOptions, "onAdd" | "onStart" | "onDone">> {
+  return {
+    onAdd: () => {
+      metrics.queueAdds.inc({ name });
+    },
+    onStart: (_key, queuedMs) => {
+      metrics.queueDuration.observe({ name }, queuedMs / 1000);
+    },
+    onDone: (key, outcome, workMs) => {
+      const { cluster, kind } = parseWorkQueueKey(key);
+      metrics.reconciles.inc({ cluster, kind, outcome });
+      metrics.workDuration.observe({ name }, workMs / 1000);
+      metrics.reconcileTime.observe({ controller: kind, cluster }, workMs / 1000);
+    },
+  };
+}
