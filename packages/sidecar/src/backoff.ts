@@ -63,7 +63,7 @@ export interface ListQuery {
  *   watch from the list's resourceVersion catches up);
  * - a relist: the last resourceVersion seen, `NotOlderThan`: still from the watch cache, and
  *   never older than what the sidecar already serves, so its flags never go back in time. Not
- *   paged: API servers before 1.34 send paged lists from a version to etcd;
+ *   paged: an API server without pagination from its cache (KEP-4988) sends those to etcd;
  * - after the API server refused that (410 Gone, or 504 when its cache lags the version), the
  *   latest state, paged (a consistent read).
  */
