@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileFlag, evaluateFlag, staticEvaluation, type EvaluatedSpec } from "../src/flagd.ts";
+import {
+  compileFlag,
+  compileFlagLenient,
+  evaluateFlag,
+  staticEvaluation,
+  type EvaluatedSpec,
+} from "../src/flagd.ts";
 import { FLAG_TYPES } from "../src/basics.ts";
 
 /** Flags without targeting, good and bad: values of any type's text, default variants present or not. */
@@ -71,5 +77,52 @@ describe("staticEvaluation", () => {
     );
     expect(staticEvaluation("f", { ...base, defaultVariant: "off", evaluators: {} })).toBe(undefined);
     expect(staticEvaluation("f", { ...base, defaultVariant: "absent" })).toBe(undefined);
+  });
+});
+
+/** Targeted flags, good and bad rules, and contexts that reach every branch. */
+const targetedSpec: fc.Arbitrary<EvaluatedSpec> = fc.record({
+  type: fc.constant("string" as const),
+  defaultValue: fc.constantFrom("a", "b"),
+  variants: fc.constantFrom<Record<string, string>>({ a: "a", b: "b" }, { a: "a" }),
+  defaultVariant: fc.constantFrom("a", "b", "absent"),
+  enabled: fc.boolean(),
+  targeting: fc.constantFrom<Record<string, unknown>>(
+    {
+      fractional: [
+        ["a", 50],
+        ["b", 50],
+      ],
+    },
+    { fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }, ["a", -0], ["b", 1]] },
+    { if: [{ in: [{ var: "tenant" }, ["t1", "t2"]] }, "b", "a"] },
+    { if: [{ sem_ver: [{ var: "version" }, ">=", "1.2.0"] }, "b", null] },
+    { if: [{ starts_with: [{ var: "email" }, "admin"] }, "c", "a"] },
+    { frobnicate: [1] },
+    {},
+  ),
+  metadata: fc.option(fc.constant({ team: "web", n: -0 }), { nil: undefined }),
+});
+const context = fc.record(
+  {
+    targetingKey: fc.constantFrom("user-1", "user-2", ""),
+    tenant: fc.constantFrom("t1", "t3"),
+    email: fc.constantFrom("admin@x.io", "ada@x.io"),
+    version: fc.constantFrom("1.1.9", "v1.2", "not-a-version"),
+  },
+  { requiredKeys: [] },
+);
+
+describe("compileFlagLenient", () => {
+  it("evaluates as compileFlag without strict does, for every rule and context (seed printed on failure)", () => {
+    fc.assert(
+      fc.property(targetedSpec, context, fc.constantFrom("f", "new.Checkout"), (spec, ctx, key) => {
+        const lenient = compileFlagLenient(key, spec);
+        const parsed = compileFlag(key, spec, false);
+        expect(lenient.ok).toBe(parsed.ok);
+        expect(evaluateFlag(key, lenient, ctx)).toEqual(evaluateFlag(key, parsed, ctx));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

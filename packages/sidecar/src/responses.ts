@@ -2,7 +2,13 @@
 // read only looks up a map and writes bytes it already has.
 import { maxHeaderSize } from "node:http";
 import { httpClientErrorAnswer } from "@svc/core/basics";
-import { compileFlag, evaluateFlag, isTargeted, staticEvaluation, type CompiledFlag } from "@svc/core/flagd";
+import {
+  compileFlagLenient,
+  evaluateFlag,
+  isTargeted,
+  staticEvaluation,
+  type CompiledFlag,
+} from "@svc/core/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import { bulkBody, etagOf, renderEvaluation, type OfrepEvaluation } from "./ofrep.ts";
 import { evaluatedSpecOf, type SidecarFlag } from "./sidecar-flag.ts";
@@ -80,7 +86,7 @@ export class CompiledRules {
       this.#compiled.set(flag, found);
       return found;
     }
-    const compiled = compileFlag(flag.key, evaluatedSpecOf(flag), false);
+    const compiled = compileFlagLenient(flag.key, evaluatedSpecOf(flag));
     if (!keep && this.#compiled.size >= this.#capacity) return compiled;
     this.#compiled.set(flag, compiled);
     const oldest = this.#compiled.keys().next();
@@ -139,7 +145,7 @@ export function renderFlag(flag: SidecarFlag, rules: CompiledRules): RenderedFla
   let fixed = staticEvaluation(flag.key, spec);
   if (fixed === undefined) {
     if (!flag.disabled && isTargeted(flag)) return { ...rendered, rules };
-    fixed = evaluateFlag(flag.key, compileFlag(flag.key, spec, false), {});
+    fixed = evaluateFlag(flag.key, compileFlagLenient(flag.key, spec), {});
   }
   const evaluation = renderEvaluation(flag, fixed);
   return {
