@@ -1,9 +1,11 @@
 /**
  * A flag's status from the plans of its namespace's workloads: one target per workload it
- * matches, and the phase the operator writes and the API shows ("where is my flag").
+ * matches, and the phase the operator writes and the API shows ("where is my flag"); whether
+ * it differs from the stored one, and the Event recorded when its phase changes.
  */
-import { isEnabled } from "./basics.ts";
-import { setCondition } from "./conditions.ts";
+import { API_GROUP_VERSION, FEATURE_FLAG, isEnabled } from "./basics.ts";
+import { canonicalJson } from "./canonical-json.ts";
+import { metaTime, setCondition } from "./conditions.ts";
 import type { WorkloadPlan } from "./delivery-plan.ts";
 import { undeliverableReason, type FeatureFlagResource } from "./flag-resource.ts";
 import {
@@ -14,6 +16,9 @@ import {
   type FlagTarget,
 } from "./flag.ts";
 import { compareWorkloads } from "./workload.ts";
+
+/** The finalizer with which the operator withdraws a deleted flag from its workloads first. */
+export const DELIVERY_FINALIZER = "svc.io/delivery";
 
 /** The flag's targets, ordered by kind then name. */
 export function flagTargets(
@@ -91,7 +96,8 @@ function listedTargets(targets: readonly FlagTarget[]): FlagTarget[] {
 /**
  * The status the operator writes for a flag once it has planned the workloads of the flag's
  * namespace. A flag whose value cannot be delivered is Degraded even without targets. The
- * Delivered condition keeps its transition time while its status holds.
+ * Ready condition (True when Delivered, or with nothing to deliver to: `kubectl wait
+ * --for=condition=Ready` waits for the rollout) keeps its transition time while its status holds.
  */
 export function flagStatus(
   flag: FeatureFlagResource,
@@ -116,13 +122,72 @@ export function flagStatus(
     conditions: setCondition(
       flag.status?.conditions,
       {
-        type: "Delivered",
-        status: phase === "Delivered" ? "True" : "False",
+        type: "Ready",
+        status: phase === "Delivered" || phase === "NoTargets" ? "True" : "False",
         ...observed,
         reason: phase,
         message,
       },
       now,
     ),
+  };
+}
+
+export function sameStatus(stored: FeatureFlagStatus | undefined, desired: FeatureFlagStatus): boolean {
+  return stored !== undefined && canonicalJson(stored) === canonicalJson(desired);
+}
+
+/** A core/v1 Event about a flag (a type, not an interface: it is passed where any object goes). */
+export type FlagEvent = {
+  apiVersion: "v1";
+  kind: "Event";
+  metadata: { name: string; namespace: string };
+  involvedObject: {
+    apiVersion: string;
+    kind: string;
+    name: string;
+    namespace: string;
+    uid?: string | undefined;
+  };
+  type: "Normal" | "Warning";
+  reason: FlagPhase;
+  message: string;
+  source: { component: string };
+  firstTimestamp: string;
+  lastTimestamp: string;
+  count: number;
+};
+
+/**
+ * The Kubernetes Event recorded on a flag whose phase changes (`kubectl describe featureflag`
+ * shows it), or undefined when the phase holds: events follow status writes, never resyncs.
+ */
+export function phaseChangeEvent(
+  flag: FeatureFlagResource,
+  status: FeatureFlagStatus,
+  now: Date,
+): FlagEvent | undefined {
+  const phase = status.phase;
+  if (phase === undefined || phase === flag.status?.phase) return undefined;
+  const { name, namespace, uid } = flag.metadata;
+  const time = metaTime(now);
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${name}.${now.getTime().toString(16)}`, namespace },
+    involvedObject: {
+      apiVersion: flag.apiVersion ?? API_GROUP_VERSION,
+      kind: FEATURE_FLAG.kind,
+      name,
+      namespace,
+      uid,
+    },
+    type: phase === "Degraded" ? "Warning" : "Normal",
+    reason: phase,
+    message: status.message ?? phase,
+    source: { component: "svc-operator" },
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: 1,
   };
 }

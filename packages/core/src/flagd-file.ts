@@ -4,6 +4,7 @@
  * and export"). An import is all or nothing: every problem of the file is listed.
  */
 import type { FlagType } from "./basics.ts";
+import { canonicalJson } from "./canonical-json.ts";
 import { validateFlagSpec, type Delivery, type FeatureFlagSpec } from "./flag.ts";
 import { evaluationKey, flagNameForKey, shortHash } from "./flag-keys.ts";
 import { flagdFlagOf, referrersFirst, refsOf, valueText } from "./flagd.ts";
@@ -183,13 +184,6 @@ function importFlags(file: unknown, delivery: Delivery): Validated<NamedFlag[]> 
     else errors.push(...spec.errors);
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: imported };
-}
-
-/** JSON with object keys sorted: equal rules give equal text whatever their key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
-  );
 }
 
 /** The rule with every {"$ref": name} renamed by `renames`. */

@@ -14,6 +14,7 @@ export * from "./matching.ts";
 export * from "./delivery-state.ts";
 export * from "./delivery-plan.ts";
 export * from "./flag-status.ts";
+export * from "./canonical-json.ts";
 export * from "./preview.ts";
 export * from "./flag-view.ts";
 export * from "./flag-manifest.ts";

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { flagPhase, flagStatus, flagTargets, planWorkload, STATUS_TARGETS_MAX } from "../src/index.ts";
+import {
+  flagPhase,
+  flagStatus,
+  flagTargets,
+  phaseChangeEvent,
+  planWorkload,
+  sameStatus,
+  STATUS_TARGETS_MAX,
+} from "../src/index.ts";
 import { CLUSTER, applyPlan, envFlag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
@@ -57,7 +65,7 @@ describe("flagStatus", () => {
   const t1 = new Date("2026-11-22T09:00:00Z");
   const generation3 = { ...checkout, metadata: { ...checkout.metadata, generation: 3 } };
 
-  it("says where the flag is, with a Delivered condition", () => {
+  it("says where the flag is, with a Ready condition", () => {
     const converged = applyPlan(deployment, planWorkload(deployment, [checkout], CLUSTER));
     const status = flagStatus(generation3, [planWorkload(converged, [checkout], CLUSTER)], t0);
     expect(status).toEqual({
@@ -76,7 +84,7 @@ describe("flagStatus", () => {
       message: "delivered to 1 workload",
       conditions: [
         {
-          type: "Delivered",
+          type: "Ready",
           status: "True",
           observedGeneration: 3,
           reason: "Delivered",
@@ -110,7 +118,21 @@ describe("flagStatus", () => {
       phase: "NoTargets",
       message: "no Deployment, StatefulSet or DaemonSet of namespace shop matches the selector",
       targets: [],
+      // Nothing to deliver to: `kubectl wait --for=condition=Ready` does not wait forever.
+      conditions: [{ type: "Ready", status: "True", reason: "NoTargets" }],
     });
+  });
+
+  it("is the same status on a resync that changes nothing, so nothing is written", () => {
+    const first = flagStatus(checkout, [planWorkload(deployment, [checkout], CLUSTER)], t0);
+    const again = flagStatus(
+      { ...checkout, status: first },
+      [planWorkload(deployment, [checkout], CLUSTER)],
+      t1,
+    );
+    expect(sameStatus(first, again)).toBe(true);
+    expect(sameStatus(undefined, first)).toBe(false);
+    expect(sameStatus({ ...first, phase: "Delivered" }, first)).toBe(false);
   });
 
   it("is Degraded for a value that cannot be delivered, even without targets", () => {
@@ -138,5 +160,22 @@ describe("flagStatus", () => {
     expect(status.targets).toHaveLength(STATUS_TARGETS_MAX);
     expect(status.targets?.some((t) => t.name === "zz-conflict")).toBe(true);
     expect(status.message).toMatch(/ \(6 targets not listed\)$/);
+  });
+});
+
+describe("phaseChangeEvent", () => {
+  const at = new Date("2026-11-22T09:00:00.123Z");
+  it("records an event when the phase changes, a Warning when it degrades, none while it holds", () => {
+    const broken = envFlag("cfg", web, { type: "json", defaultValue: "{nope" });
+    const status = flagStatus(broken, [planWorkload(deployment, [broken], CLUSTER)], at);
+    expect(phaseChangeEvent(broken, status, at)).toMatchObject({
+      kind: "Event",
+      type: "Warning",
+      reason: "Degraded",
+      message: status.message,
+      involvedObject: { kind: "FeatureFlag", name: "cfg", namespace: "shop" },
+      firstTimestamp: "2026-11-22T09:00:00Z",
+    });
+    expect(phaseChangeEvent({ ...broken, status }, status, at)).toBeUndefined();
   });
 });

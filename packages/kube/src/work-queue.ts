@@ -2,7 +2,10 @@
 // most once; a key is never processed by two workers at once; a key added while it is being
 // processed is queued again when that finishes; a failed key is retried after a per-key
 // exponential back-off, forgotten on success; a TerminalError is not retried. Each reconcile gets
-// an AbortSignal that ends when the queue shuts down. Keys are `cluster/namespace/kind/name`
+// an AbortSignal that ends when the queue shuts down. Keys have a priority, as controller-runtime's
+// priority queue: what a watch event queues ("normal") goes before what a start-up, reconnect or
+// resync queues for everything ("low"), so a change made while the operator catches up with a
+// large cluster is not queued behind all of it. Keys are `cluster/namespace/kind/name`
 // (workQueueKey). Time comes from an injected clock so tests drive it.
 import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 
@@ -19,6 +22,9 @@ export interface ReconcileResult {
 export class TerminalError extends Error {
   override name = "TerminalError";
 }
+
+/** "low": queued for everything at once (start-up, a cluster ready again, a resync), not for a change. */
+export type QueuePriority = "normal" | "low";
 
 /** How a reconcile ended: "canceled" when it failed after the queue's signal was aborted. */
 export type ReconcileOutcome = "success" | "error" | "terminal" | "canceled";
@@ -87,9 +93,10 @@ type Observer = "onError" | "onTerminal" | "onAdd" | "onStart" | "onDone";
 
 export class WorkQueue {
   readonly #options: Required<Omit<WorkQueueOptions, Observer>> & Pick<WorkQueueOptions, Observer>;
-  /** FIFO of keys ready to be processed. */
-  readonly #queue: string[] = [];
-  #head = 0;
+  /** Keys ready to be processed, one FIFO per priority (a Set keeps insertion order). */
+  readonly #ready: Record<QueuePriority, Set<string>> = { normal: new Set(), low: new Set() };
+  /** The priority a key added while it was processed goes back in with. */
+  readonly #requeuePriority = new Map<string, QueuePriority>();
   /** Keys that need processing (in the queue, or added while being processed). */
   readonly #dirty = new Set<string>();
   /** When each dirty key was added (client-go's addTimes), for its queue latency. */
@@ -117,7 +124,7 @@ export class WorkQueue {
 
   /** Keys ready to be processed (not those in flight or waiting for a delay). */
   get depth(): number {
-    return this.#queue.length - this.#head;
+    return this.#ready.normal.size + this.#ready.low.size;
   }
 
   get inFlight(): number {
@@ -129,21 +136,30 @@ export class WorkQueue {
     return this.#waiting.size;
   }
 
-  add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+  /** Queues the key; one already waiting at low priority moves up when added at normal. */
+  add(key: string, priority: QueuePriority = "normal"): void {
+    if (this.#shuttingDown) return;
+    if (this.#dirty.has(key)) {
+      if (priority === "normal" && this.#ready.low.delete(key)) this.#ready.normal.add(key);
+      if (priority === "normal" && this.#processing.has(key)) this.#requeuePriority.set(key, priority);
+      return;
+    }
     this.#dirty.add(key);
     this.#addedAt.set(key, this.#options.clock.now());
     this.#options.onAdd?.(key);
-    if (this.#processing.has(key)) return;
-    this.#queue.push(key);
+    if (this.#processing.has(key)) {
+      this.#requeuePriority.set(key, priority);
+      return;
+    }
+    this.#ready[priority].add(key);
     this.#pump();
   }
 
   /** Adds the key after `delayMs`; an earlier pending delay of the same key wins. */
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: string, delayMs: number, priority: QueuePriority = "normal"): void {
     if (this.#shuttingDown) return;
     if (delayMs <= 0) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const { clock } = this.#options;
@@ -155,7 +171,7 @@ export class WorkQueue {
     }
     const cancel = clock.after(delayMs, () => {
       this.#waiting.delete(key);
-      this.add(key);
+      this.add(key, priority);
     });
     this.#waiting.set(key, { dueAt, cancel });
   }
@@ -175,8 +191,9 @@ export class WorkQueue {
     this.#stopping.abort(new Error("the work queue shut down"));
     for (const { cancel } of this.#waiting.values()) cancel();
     this.#waiting.clear();
-    this.#queue.length = 0;
-    this.#head = 0;
+    this.#ready.normal.clear();
+    this.#ready.low.clear();
+    this.#requeuePriority.clear();
     this.#dirty.clear();
     this.#addedAt.clear();
     await this.whenIdle();
@@ -202,12 +219,10 @@ export class WorkQueue {
   }
 
   #next(): string | undefined {
-    if (this.depth === 0) return undefined;
-    const key = this.#queue[this.#head++] as string;
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue.splice(0, this.#head);
-      this.#head = 0;
-    }
+    const ready = this.#ready.normal.size > 0 ? this.#ready.normal : this.#ready.low;
+    const key = ready.values().next().value;
+    if (key === undefined) return undefined;
+    ready.delete(key);
     this.#processing.add(key);
     this.#dirty.delete(key);
     const { clock, onStart } = this.#options;
@@ -251,8 +266,10 @@ export class WorkQueue {
   /** client-go's Done: a key added while it was processed goes back in the queue. */
   #done(key: string): void {
     this.#processing.delete(key);
+    const priority = this.#requeuePriority.get(key) ?? "normal";
+    this.#requeuePriority.delete(key);
     if (this.#dirty.has(key)) {
-      this.#queue.push(key);
+      this.#ready[priority].add(key);
       this.#pump();
     }
   }

@@ -4,7 +4,11 @@
 // differs, by server-side apply under svc's field manager.
 import {
   deliveryCluster,
+  DELIVERY_FINALIZER,
+  flagStatus,
   isBeingDeleted,
+  phaseChangeEvent,
+  sameStatus,
   planConfigMaps,
   planWorkload,
   WORKLOAD_KINDS,
@@ -33,7 +37,6 @@ import {
   sidecarRoleBinding,
   sidecarServiceAccounts,
 } from "./sidecar-rbac.ts";
-import { DELIVERY_FINALIZER, desiredFlagStatus, phaseChangeEvent, sameStatus } from "./flag-status.ts";
 import { controllerQueueKey, parseControllerKey, type ControllerKey } from "./controller-keys.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 import { NamespacePlans, type WorkloadCache } from "./namespace-plans.ts";
@@ -292,7 +295,7 @@ export class ClusterController {
         { ...ref, metadata: { ...ref.metadata, finalizers: [DELIVERY_FINALIZER] } },
         { force: true, signal },
       );
-    const status = desiredFlagStatus(
+    const status = flagStatus(
       flag,
       plans.map((p) => p.plan),
       this.#options.now(),

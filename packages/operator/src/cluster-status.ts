@@ -4,6 +4,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
   API_GROUP_VERSION,
+  canonicalJson,
   CLUSTER_CONNECTION,
   CLUSTER_PHASES,
   clusterStatus,
@@ -23,7 +24,6 @@ import {
   type Logger,
   type ObjectWriter,
 } from "@svc/kube";
-import { canonicalJson } from "./canonical-json.ts";
 import type { OperatorMetrics } from "./metrics.ts";
 
 export interface ClusterStatusOptions {

@@ -11,12 +11,11 @@ import {
   ClusterRegistry,
   HttpStatusError,
   ObjectWriter,
-  parseWorkQueueKey,
-  WorkQueue,
   type ClusterRegistryOptions,
   type ConnectedCluster,
 } from "@svc/kube";
 import { ClusterController } from "./cluster-controller.ts";
+import { ClusterQueues, type ClusterQueuesOptions } from "./cluster-queues.ts";
 import { ClusterStatusReporter, ensureHubCrds } from "./cluster-status.ts";
 import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
@@ -24,7 +23,7 @@ import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } 
 import { createOperatorMetrics, queueObservers } from "./metrics.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
-export { DELIVERY_FINALIZER } from "./flag-status.ts";
+export { DELIVERY_FINALIZER } from "@svc/core";
 
 export interface OperatorOptions extends OperatorConfig {
   /** Overrides KUBECONFIG / in-cluster discovery. */
@@ -59,7 +58,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   const log = options.log ?? pino({ level: options.logLevel, base: { component: "operator" } });
   const hubKubeConfig = options.kubeConfig ?? loadKubeConfig(options.kubeconfigPath);
   const metrics = createOperatorMetrics(
-    () => ({ depth: queue.depth, delayed: queue.delayed }),
+    () => ({ depth: clusters.depth, delayed: clusters.delayed }),
     () =>
       (registry?.list() ?? []).flatMap((cluster) =>
         (
@@ -75,15 +74,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   );
   const now = () => new Date();
   let writes = 0;
-  const controllers = new Map<string, { controller: ClusterController; writer: ObjectWriter }>();
-  const queue = new WorkQueue({
-    concurrency: options.concurrency,
-    reconcile: async (key, signal) => {
-      const parsed = parseWorkQueueKey(key);
-      const entry = controllers.get(parsed.cluster);
-      // A removed cluster's keys are dropped.
-      return entry === undefined ? undefined : entry.controller.reconcile(parsed, signal);
-    },
+  const queueOptions: ClusterQueuesOptions["queue"] = {
     onTerminal: (key, error) => {
       log.warn({ key, err: error }, "reconcile failed; not retried until the object changes");
     },
@@ -96,6 +87,35 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         { key, err: error, retry, delayMs },
         "reconcile failed; retrying",
       );
+    },
+  };
+  const clusters = new ClusterQueues({
+    concurrency: options.concurrency,
+    queue: queueOptions,
+    writer: (cluster) =>
+      new ObjectWriter(cluster.kubeConfig, {
+        timeoutMs: options.requestTimeoutMs,
+        onWrite: (verb, ref) => {
+          writes++;
+          metrics.writes.inc({ cluster: cluster.id, verb, kind: ref.kind });
+        },
+      }),
+    controller: (cluster, writer, enqueue) =>
+      new ClusterController({
+        cluster,
+        writer,
+        enqueue,
+        sidecar: options.sidecar,
+        metrics,
+        logger: log,
+        now,
+      }),
+    rescanMs: (id) => {
+      const connection = registry?.get(id)?.connection;
+      return connection === undefined ? options.resyncMs : clusterResyncMs(connection.spec.resyncPeriod);
+    },
+    onRescan: (id) => {
+      statusReporter?.report(id, { rescan: true });
     },
   });
 
@@ -125,69 +145,12 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   };
   let registry: ClusterRegistry | undefined;
   let statusReporter: ClusterStatusReporter | undefined;
-  /** Each cluster's next rescan, at its ClusterConnection's resyncPeriod. */
-  const rescans = new Map<string, NodeJS.Timeout>();
   let markStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
   const connect = (cluster: ConnectedCluster) => {
     // A registry event that arrives while closing connects nothing.
-    if (!holdsLead(state)) return;
-    // Reconciles in flight finish on the old connections (each call is bounded by the timeout).
-    disconnect(cluster.id, options.requestTimeoutMs);
-    const writer = new ObjectWriter(cluster.kubeConfig, {
-      timeoutMs: options.requestTimeoutMs,
-      onWrite: (verb, ref) => {
-        writes++;
-        metrics.writes.inc({ cluster: cluster.id, verb, kind: ref.kind });
-      },
-    });
-    const controller = new ClusterController({
-      cluster,
-      writer,
-      enqueue: (key, delayMs = 0) => {
-        queue.addAfter(key, delayMs);
-      },
-      sidecar: options.sidecar,
-      metrics,
-      logger: log,
-      now,
-    });
-    controllers.set(cluster.id, { controller, writer });
-    controller.start();
-    controller.enqueueAll();
-    scheduleRescan(cluster.id);
-  };
-  /**
-   * Rescans a cluster every resyncPeriod (read again each time, as it may change without a
-   * reconnect): every key reconciled from the caches, and the status with a fresh lastSyncTime.
-   */
-  const scheduleRescan = (id: string) => {
-    clearTimeout(rescans.get(id));
-    const connection = registry?.get(id)?.connection;
-    const periodMs =
-      connection === undefined ? options.resyncMs : clusterResyncMs(connection.spec.resyncPeriod);
-    const timer = setTimeout(() => {
-      const entry = controllers.get(id);
-      if (entry === undefined) return;
-      entry.controller.enqueueAll();
-      statusReporter?.report(id, { rescan: true });
-      scheduleRescan(id);
-    }, periodMs);
-    timer.unref();
-    rescans.set(id, timer);
-  };
-  /** `drainMs`: how long writes in flight may still use the cluster's connections (a reconnect). */
-  const disconnect = (id: string, drainMs = 0) => {
-    const entry = controllers.get(id);
-    if (entry === undefined) return;
-    controllers.delete(id);
-    clearTimeout(rescans.get(id));
-    rescans.delete(id);
-    entry.controller.stop();
-    const closeWriter = () => void entry.writer.close();
-    if (drainMs === 0) closeWriter();
-    else setTimeout(closeWriter, drainMs).unref();
+    if (holdsLead(state)) clusters.connect(cluster);
   };
 
   /**
@@ -231,10 +194,10 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     for (const cluster of started.list()) connect(cluster);
     started.onChange((event) => {
       const cluster = started.get(event.id);
-      if (event.type === "removed" || cluster === undefined) disconnect(event.id, options.requestTimeoutMs);
+      if (event.type === "removed" || cluster === undefined) clusters.disconnect(event.id);
       else if (event.type === "added" || event.type === "changed") connect(cluster);
       // Back to ready after syncing or an outage: the caches may hold changes not yet seen.
-      else if (cluster.health().state === "ready") controllers.get(event.id)?.controller.enqueueAll();
+      else if (cluster.health().state === "ready") clusters.enqueueAll(event.id);
       statusReporter?.report(event.id);
     });
     statusReporter.reportAll();
@@ -279,8 +242,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       startUp.abort();
       await starting;
       // Writes in flight finish before the Lease is handed back: never two writers at once.
-      await queue.shutDown();
-      for (const id of [...controllers.keys()]) disconnect(id);
+      await clusters.shutDown();
       await statusReporter?.close();
       stopping.abort();
       await electing;
@@ -296,7 +258,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     metricsUrl: `http://${options.metricsHost === "0.0.0.0" ? "127.0.0.1" : options.metricsHost}:${port}`,
     ready,
     idle: async () => {
-      await queue.whenIdle();
+      await clusters.whenIdle();
       await statusReporter?.settled();
     },
     writes: () => writes,

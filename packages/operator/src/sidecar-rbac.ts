@@ -1,9 +1,15 @@
 // The RBAC an injected sidecar needs: a Role reading the FeatureFlags of its namespace and a
 // RoleBinding granting it to the ServiceAccounts of the pods that run the sidecar. Both exist
 // while a workload of the namespace is planned with the sidecar, and go with the last one.
-import { API_GROUP, FEATURE_FLAG, podSpecOf, type Workload, type WorkloadPlan } from "@svc/core";
+import {
+  API_GROUP,
+  canonicalJson,
+  FEATURE_FLAG,
+  podSpecOf,
+  type Workload,
+  type WorkloadPlan,
+} from "@svc/core";
 import type { ApplyConfiguration } from "@svc/kube";
-import { canonicalJson } from "./canonical-json.ts";
 import { MANAGED_BY_LABEL } from "./configmap-apply.ts";
 
 /** The name of the Role and of the RoleBinding. */
