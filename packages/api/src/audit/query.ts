@@ -1,9 +1,21 @@
-import { AUDIT_ACTIONS, AUDIT_RESOURCES, fieldPath, type FieldError, type Validated } from "@svc/core";
+import {
+  AUDIT_ACTIONS,
+  AUDIT_RESOURCES,
+  fieldPath,
+  PAGE_LIMIT_MAX,
+  parsePageLimit,
+  type FieldError,
+  type SortKeyShape,
+  type Validated,
+} from "@svc/core";
 import Type from "typebox";
 import { isoTime, parseIsoTime } from "../time.ts";
 
 export const AUDIT_LIMIT_DEFAULT = 100;
-export const AUDIT_LIMIT_MAX = 1000;
+
+/** A page's position in the log: an event's (timestamp, id), newest first. */
+export type AuditKey = readonly [string, number];
+export const AUDIT_KEY: SortKeyShape = ["string", "number"];
 
 /** The query string as it arrives: every parameter a string, unknown ones refused. */
 export const AuditQueryString = Type.Object(
@@ -21,10 +33,16 @@ export const AuditQueryString = Type.Object(
     ),
     until: Type.Optional(Type.String({ maxLength: 64, description: "ISO 8601 time; events before it." })),
     limit: Type.Optional(
-      Type.String({ maxLength: 8, description: `1-${AUDIT_LIMIT_MAX}, default ${AUDIT_LIMIT_DEFAULT}.` }),
+      Type.String({ maxLength: 8, description: `1-${PAGE_LIMIT_MAX}, default ${AUDIT_LIMIT_DEFAULT}.` }),
     ),
     before: Type.Optional(
       Type.String({ maxLength: 20, description: "Event id: the page of events older than it." }),
+    ),
+    continue: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description: "Answer a page, {items, metadata}: empty for the first, then metadata.continue.",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -58,16 +76,13 @@ function time(name: string, raw: string | undefined, errors: FieldError[]): stri
   return isoTime(ms);
 }
 
-function positive(
-  name: string,
-  raw: string | undefined,
-  max: number,
-  errors: FieldError[],
-): number | undefined {
+/** An event id: a positive integer. */
+function eventId(name: string, raw: string | undefined, errors: FieldError[]): number | undefined {
   if (raw === undefined) return undefined;
   const value = /^[0-9]{1,16}$/.test(raw) ? Number(raw) : NaN;
-  if (!(value >= 1 && value <= max)) {
-    errors.push({ field: fieldPath("query", name), message: `must be an integer between 1 and ${max}` });
+  if (!(value >= 1 && value <= Number.MAX_SAFE_INTEGER)) {
+    const message = `must be an integer between 1 and ${Number.MAX_SAFE_INTEGER}`;
+    errors.push({ field: fieldPath("query", name), message });
     return undefined;
   }
   return value;
@@ -78,8 +93,11 @@ export function parseAuditQuery(query: AuditQueryString): Validated<AuditQuery> 
   const errors: FieldError[] = [];
   const since = time("since", query.since, errors);
   const until = time("until", query.until, errors);
-  const limit = positive("limit", query.limit, AUDIT_LIMIT_MAX, errors) ?? AUDIT_LIMIT_DEFAULT;
-  const beforeId = positive("before", query.before, Number.MAX_SAFE_INTEGER, errors);
+  const limit = parsePageLimit(query.limit, errors) ?? AUDIT_LIMIT_DEFAULT;
+  const beforeId = eventId("before", query.before, errors);
+  if (query.continue !== undefined && query.before !== undefined) {
+    errors.push({ field: fieldPath("query", "continue"), message: "pages by itself: leave out before" });
+  }
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,

@@ -4,9 +4,10 @@ import Negotiator from "negotiator";
 import Type from "typebox";
 import { auditCsv } from "./csv.ts";
 import { AuditEvent } from "./event.ts";
-import { AuditQueryString, parseAuditQuery } from "./query.ts";
+import { AUDIT_KEY, AuditQueryString, parseAuditQuery, type AuditKey } from "./query.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { ListOf, listPageJson, listPaging, sendList } from "../http/list-reply.ts";
 
 const AUDIT_MEDIA_TYPES = ["application/json", "text/csv"];
 
@@ -27,9 +28,11 @@ export function auditRoutes(ctx: ApiContext) {
       "/api/v1/audit",
       {
         schema: {
-          summary: "Audit events, newest first; CSV with 'Accept: text/csv'",
+          summary: "Audit events, newest first; CSV with 'Accept: text/csv'; paged with continue",
           querystring: AuditQueryString,
-          response: { 200: Type.Array(AuditEvent) },
+          response: {
+            200: Type.Union([Type.Array(AuditEvent), ListOf(AuditEvent)]),
+          },
         },
       },
       async (request, reply) => {
@@ -40,6 +43,16 @@ export function auditRoutes(ctx: ApiContext) {
         if (mediaType === undefined) {
           throw new HttpError(406, "Accept: the audit log is served as application/json or text/csv");
         }
+        if (request.query.continue !== undefined) {
+          // Kubernetes' list shape is JSON; a CSV is an export of the newest events at once.
+          if (mediaType === "text/csv")
+            throw new HttpError(400, "query.continue: pages JSON only, not text/csv");
+          const paging = listPaging("audit", request.query, AUDIT_KEY);
+          // AUDIT_KEY's shape was checked: a string and a safe integer.
+          const page = await ctx.audit.page(query.value, paging.after as AuditKey | undefined);
+          const items = page.items.map((event) => JSON.stringify(event));
+          return sendList(request, reply, listPageJson(items, page, paging.fingerprint));
+        }
         const events = await ctx.audit.list(query.value);
         if (mediaType === "text/csv") {
           return reply
@@ -48,7 +61,7 @@ export function auditRoutes(ctx: ApiContext) {
             .serializer((payload: unknown) => String(payload))
             .send(auditCsv(events));
         }
-        return events;
+        return sendList(request, reply, JSON.stringify(events));
       },
     );
     done();

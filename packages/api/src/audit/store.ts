@@ -1,4 +1,5 @@
-import type { AuditQuery } from "./query.ts";
+import type { Page } from "@svc/core";
+import type { AuditKey, AuditQuery } from "./query.ts";
 import type { AuditEvent, NewAuditEvent } from "./event.ts";
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEventsTable, Store, Tables } from "../store/db.ts";
@@ -54,11 +55,10 @@ export class AuditRepo {
     await insertAuditEvent(this.#store.db, event);
   }
 
-  /** Newest first; ids increase with insertion, so `before` pages without gaps or repeats. */
-  async list(query: AuditQuery): Promise<AuditEvent[]> {
-    const rows = await this.#store.db
+  /** The events the query's filters select, unordered; a page's key bounds them when given. */
+  #matching(query: AuditQuery, before?: AuditKey) {
+    return this.#store.db
       .selectFrom("audit_events")
-      .selectAll()
       .$if(query.resource !== undefined, (q) => q.where("resource", "=", query.resource ?? ""))
       .$if(query.action !== undefined, (q) => q.where("action", "=", query.action ?? ""))
       .$if(query.cluster !== undefined, (q) => q.where("cluster", "=", query.cluster ?? ""))
@@ -68,10 +68,41 @@ export class AuditRepo {
       .$if(query.since !== undefined, (q) => q.where("timestamp", ">=", query.since ?? ""))
       .$if(query.until !== undefined, (q) => q.where("timestamp", "<", query.until ?? ""))
       .$if(query.beforeId !== undefined, (q) => q.where("id", "<", query.beforeId ?? 0))
+      .$if(before !== undefined, (q) =>
+        q.where((eb) =>
+          eb(eb.refTuple("timestamp", "id"), "<", eb.tuple(before?.[0] ?? "", before?.[1] ?? 0)),
+        ),
+      );
+  }
+
+  /** Newest first; ids increase with insertion, so `before` pages without gaps or repeats. */
+  async list(query: AuditQuery): Promise<AuditEvent[]> {
+    const rows = await this.#matching(query).selectAll().orderBy("id", "desc").limit(query.limit).execute();
+    return rows.map(toEvent);
+  }
+
+  /**
+   * One page newest first by (time, id), after the key of the page before: keyset paging in the
+   * query itself (WHERE (timestamp, id) < key), so a page costs the same however deep, and events
+   * written meanwhile (newer, so before the walk's position) never shift it. With the count of
+   * the matching events after the page.
+   */
+  async page(query: AuditQuery, after: AuditKey | undefined): Promise<Page<AuditEvent>> {
+    const rows = await this.#matching(query, after)
+      .selectAll()
+      .orderBy("timestamp", "desc")
       .orderBy("id", "desc")
       .limit(query.limit)
       .execute();
-    return rows.map(toEvent);
+    const items = rows.map(toEvent);
+    const last = items.at(-1);
+    if (last === undefined) return { items, remainingItemCount: 0 };
+    const key: AuditKey = [last.timestamp, last.id];
+    const counted = await this.#matching(query, key)
+      .select((eb) => eb.fn.countAll().as("remaining"))
+      .executeTakeFirstOrThrow();
+    const remainingItemCount = Number(counted.remaining);
+    return remainingItemCount > 0 ? { items, after: key, remainingItemCount } : { items, remainingItemCount };
   }
 
   /** Deletes events older than `cutoff`; returns how many. */

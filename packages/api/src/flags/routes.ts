@@ -28,16 +28,10 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { workloadsOf } from "../workloads/read.ts";
-import { flagsJson, jsonArray } from "./list-json.ts";
+import { listPaging, sendList } from "../http/list-reply.ts";
+import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
 
-const ListQuery = Type.Object(
-  {
-    clusterId: Type.Optional(Type.String({ maxLength: 63 })),
-    namespace: Type.Optional(Type.String({ maxLength: 63 })),
-  },
-  { additionalProperties: false },
-);
 export const ClusterQuery = Type.Object(
   { clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }) },
   { additionalProperties: false },
@@ -119,31 +113,27 @@ function preview(cluster: ConnectedCluster, candidate: FeatureFlagResource, prev
 
 export function flagRoutes(ctx: ApiContext) {
   return (app: FastifyInstance, _options: unknown, done: () => void) => {
-    app.get<{ Querystring: Type.Static<typeof ListQuery> }>(
+    app.get<{ Querystring: Type.Static<typeof FlagListQuery> }>(
       "/api/v1/flags",
       {
         schema: {
-          summary: "Flags of every cluster (or one), by cluster, namespace and name",
-          querystring: ListQuery,
-          response: { 200: Type.Array(FlagView) },
+          summary: "Flags of every cluster (or one), by cluster, namespace and name; paged with limit",
+          querystring: FlagListQuery,
+          response: { 200: Type.Union([Type.Array(FlagView), FlagList]) },
         },
       },
       async (request, reply) => {
-        const { clusterId, namespace } = request.query;
+        const { clusterId } = request.query;
+        const paging = listPaging("flags", request.query, FLAG_KEY);
         const clusters =
           clusterId === undefined ? registry(ctx).list() : [await readyCluster(ctx, clusterId)];
         // Across clusters, one that is down is left out and named, never waited for.
-        const parts: string[] = [];
-        const missing: string[] = [];
-        for (const cluster of clusters) {
-          if (clusterId === undefined && cluster.health().state !== "ready") {
-            missing.push(cluster.id);
-            continue;
-          }
-          parts.push(flagsJson(cluster.flags.list(namespace), cluster.id));
-        }
+        const ready = clusters.filter(
+          (cluster) => clusterId !== undefined || cluster.health().state === "ready",
+        );
+        const missing = clusters.filter((cluster) => !ready.includes(cluster)).map((cluster) => cluster.id);
         if (missing.length > 0) void reply.header("x-svc-unavailable-clusters", missing.join(","));
-        return reply.type("application/json; charset=utf-8").send(jsonArray(parts));
+        return sendList(request, reply, flagListJson(ready, request.query, paging));
       },
     );
 

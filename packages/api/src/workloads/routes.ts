@@ -1,13 +1,10 @@
 import {
   DiscoveredWorkload,
-  discoveredWorkload,
   deliveryCluster,
-  indexFlags,
   visibleNamespaces,
   WORKLOAD_KINDS,
   WorkloadDetail,
   workloadDetail,
-  type FlagIndex,
 } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyInstance } from "fastify";
@@ -15,6 +12,8 @@ import Type from "typebox";
 import { readyCluster } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { listPaging, sendList } from "../http/list-reply.ts";
+import { WORKLOAD_KEY, WorkloadList, WorkloadListQuery, workloadListJson } from "./list.ts";
 import { workloadsOf } from "./read.ts";
 
 const ClusterParams = Type.Object({ id: Type.String({ maxLength: 63 }) }, { additionalProperties: false });
@@ -24,10 +23,6 @@ const WorkloadParams = Type.Object(
     namespace: Type.String({ maxLength: 253 }),
     name: Type.String({ maxLength: 253 }),
   },
-  { additionalProperties: false },
-);
-const ListQuery = Type.Object(
-  { namespace: Type.Optional(Type.String({ maxLength: 253 })) },
   { additionalProperties: false },
 );
 const DetailQuery = Type.Object(
@@ -58,35 +53,29 @@ export function workloadRoutes(ctx: ApiContext) {
       },
     );
 
-    app.get<{ Params: Type.Static<typeof ClusterParams>; Querystring: Type.Static<typeof ListQuery> }>(
+    app.get<{
+      Params: Type.Static<typeof ClusterParams>;
+      Querystring: Type.Static<typeof WorkloadListQuery>;
+    }>(
       "/api/v1/clusters/:id/workloads",
       {
         schema: {
-          summary: "Deployments, StatefulSets and DaemonSets of a cluster, with the flags they carry",
+          summary:
+            "Deployments, StatefulSets and DaemonSets of a cluster, with the flags they carry; paged with limit",
           params: ClusterParams,
-          querystring: ListQuery,
-          response: { 200: Type.Array(DiscoveredWorkload) },
+          querystring: WorkloadListQuery,
+          response: { 200: Type.Union([Type.Array(DiscoveredWorkload), WorkloadList]) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
+        const paging = listPaging(
+          "workloads",
+          { ...request.query, cluster: request.params.id },
+          WORKLOAD_KEY,
+        );
         const cluster = await readyCluster(ctx, request.params.id);
         const visible = new Set(namespacesOf(ctx, cluster));
-        const where = deliveryCluster(cluster);
-        // Each namespace's flags are indexed once, not once per workload.
-        const indexes = new Map<string, FlagIndex>();
-        const flagsOf = (namespace: string): FlagIndex => {
-          let index = indexes.get(namespace);
-          if (index === undefined) {
-            index = indexFlags(cluster.flags.list(namespace));
-            indexes.set(namespace, index);
-          }
-          return index;
-        };
-        return workloadsOf(cluster, request.query.namespace)
-          .filter((workload) => visible.has(workload.object.metadata?.namespace ?? ""))
-          .map((workload) =>
-            discoveredWorkload(where, workload, flagsOf(workload.object.metadata?.namespace ?? "")),
-          );
+        return sendList(request, reply, workloadListJson(cluster, visible, request.query, paging));
       },
     );
 

@@ -1,0 +1,87 @@
+import {
+  DELIVERY_KINDS,
+  deliveryKind,
+  FLAG_PHASES,
+  flagView,
+  FlagView,
+  pageGroups,
+  type FeatureFlagResource,
+  type SortKey,
+  type SortKeyShape,
+} from "@svc/core";
+import type { ConnectedCluster } from "@svc/kube";
+import Type from "typebox";
+import { ListOf, listPageJson, type ListPaging } from "../http/list-reply.ts";
+import { flagsJson, jsonArray } from "./list-json.ts";
+
+/** The query string of the flag list; `limit` and `continue` are checked by core's pager. */
+export const FlagListQuery = Type.Object(
+  {
+    clusterId: Type.Optional(Type.String({ maxLength: 63 })),
+    namespace: Type.Optional(Type.String({ maxLength: 63 })),
+    namePrefix: Type.Optional(Type.String({ maxLength: 253, description: "Flags whose name starts so." })),
+    delivery: Type.Optional(Type.Enum([...DELIVERY_KINDS])),
+    phase: Type.Optional(Type.Enum([...FLAG_PHASES])),
+    limit: Type.Optional(
+      Type.String({ maxLength: 8, description: "1-1000: answer a page, {items, metadata}." }),
+    ),
+    continue: Type.Optional(
+      Type.String({ maxLength: 4096, description: "metadata.continue of the page before." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type FlagListQuery = Type.Static<typeof FlagListQuery>;
+
+/** A page of flags in Kubernetes' list shape. */
+export const FlagList = ListOf(FlagView);
+
+/** Order of a flag in a list across clusters: the local cluster first, then by id (the registry's). */
+export const FLAG_KEY: SortKeyShape = ["string", "string", "string", "string"];
+const clusterKey = (cluster: ConnectedCluster): SortKey => [cluster.local ? "0" : "1", cluster.id];
+const flagKey = (flag: FeatureFlagResource): SortKey => [flag.metadata.namespace, flag.metadata.name];
+
+interface FlagFilter {
+  namePrefix?: string;
+  delivery?: string;
+  phase?: string;
+}
+
+/** The flags of a cache snapshot that pass the filters; the snapshot itself when none is set. */
+export function filterFlags(
+  flags: readonly FeatureFlagResource[],
+  filter: FlagFilter,
+  clusterId: string,
+): readonly FeatureFlagResource[] {
+  const { namePrefix, delivery, phase } = filter;
+  if (namePrefix === undefined && delivery === undefined && phase === undefined) return flags;
+  return flags.filter(
+    (flag) =>
+      (namePrefix === undefined || flag.metadata.name.startsWith(namePrefix)) &&
+      (delivery === undefined || deliveryKind(flag.spec.delivery) === delivery) &&
+      (phase === undefined || flagView(flag, clusterId).status.phase === phase),
+  );
+}
+
+/** The answer's JSON: SPEC.md's array without paging, else one page in the list shape. */
+export function flagListJson(
+  clusters: readonly ConnectedCluster[],
+  query: FlagListQuery,
+  request: ListPaging,
+): string {
+  const listed = clusters.map((cluster) => ({
+    cluster,
+    flags: filterFlags(cluster.flags.list(query.namespace), query, cluster.id),
+  }));
+  if (!request.paged) return jsonArray(listed.map(({ cluster, flags }) => flagsJson(flags, cluster.id)));
+  const page = pageGroups(
+    listed,
+    ({ cluster }) => clusterKey(cluster),
+    ({ flags }) => flags,
+    flagKey,
+    request.after,
+    request.limit ?? Number.MAX_SAFE_INTEGER,
+  );
+  const items = page.items.map(([{ cluster }, flag]) => JSON.stringify(flagView(flag, cluster.id)));
+  return listPageJson(items, page, request.fingerprint);
+}
