@@ -3,7 +3,7 @@
 // per cached object (RSS growth from an empty cluster, divided by the objects cached).
 //
 //   node bench/operator/memory.ts [--workloads 5000] [--flags 1000] [--snapshot DIR]
-//                                 [--node-options "--max-old-space-size=256"]
+//                                 [--node-options "--max-old-space-size=256"] [--untrimmed]
 //
 // --snapshot writes V8 heap snapshots into DIR (for Chrome DevTools' Memory tab or
 // bench/operator/heap-summary.ts): of the empty operator, with the workloads cached, and full.
@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
     flags: { type: "string", default: "1000" },
     snapshot: { type: "string" },
     "node-options": { type: "string" },
+    // The caches as before trimming (bench/operator/untrimmed-operator.ts): the baseline.
+    untrimmed: { type: "boolean", default: false },
   },
 });
 const workloadCount = Number(args.workloads);
@@ -58,7 +60,8 @@ try {
   for (const name of namespaces) await core.createNamespace({ body: { metadata: { name } } });
 
   const port = await freeLoopbackPort();
-  operator = spawn(process.execPath, [join(ROOT, "packages/cli/src/main.ts"), "operator"], {
+  const command = args.untrimmed ? "bench/operator/untrimmed-operator.ts" : "packages/cli/src/main.ts";
+  operator = spawn(process.execPath, [join(ROOT, command), "operator"], {
     env: {
       ...process.env,
       KUBECONFIG: controlPlane.kubeconfigPath,

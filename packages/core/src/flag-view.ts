@@ -178,7 +178,8 @@ function isoTimestamp(value: string | Date | undefined): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-const touchesSpec = (entry: ManagedFieldsEntry) =>
+/** A managedFields entry of a writer of the spec (status and finalizer writes excepted). */
+export const touchesSpec = (entry: ManagedFieldsEntry) =>
   (entry.subresource ?? "") === "" && typeof entry.fieldsV1 === "object" && "f:spec" in entry.fieldsV1;
 
 /**

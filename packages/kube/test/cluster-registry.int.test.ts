@@ -60,7 +60,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     expect(east.local).toBe(false);
     expect(east.connection?.spec.displayName).toBe("east");
     expect(east.deployments.list(namespace).map((d) => d.metadata?.name)).toEqual(["web"]);
-    expect(east.statefulSets.get(namespace, "db")?.spec?.serviceName).toBe("db");
+    expect(east.statefulSets.list(namespace).map((s) => s.metadata?.name)).toEqual(["db"]);
     expect(east.daemonSets.list().map((d) => d.metadata?.name)).toEqual(["agent"]);
     expect(east.flags.get(namespace, "new-checkout")?.spec.type).toBe("boolean");
     expect(east.namespaces.get("", namespace)).toBeDefined();

@@ -1,12 +1,28 @@
+import { flagUpdatedAt } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { DEPLOYMENTS, FLAGS, withoutManagedFields } from "../src/registry/kinds.ts";
+import { DEPLOYMENTS, FLAGS, NAMESPACES } from "../src/registry/kinds.ts";
 
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 const managedFields = [
-  { manager: "kubectl", operation: "Apply", fieldsType: "FieldsV1", fieldsV1: { "f:spec": {} } },
+  {
+    manager: "kubectl",
+    operation: "Apply",
+    time: "2026-11-20T10:00:00Z",
+    fieldsType: "FieldsV1",
+    fieldsV1: { "f:spec": { "f:defaultValue": {} } },
+  },
+  {
+    manager: "svc-operator",
+    operation: "Apply",
+    subresource: "status",
+    time: "2026-11-21T10:00:00Z",
+    fieldsType: "FieldsV1",
+    fieldsV1: { "f:status": {} },
+  },
 ];
 
 describe("cached kinds", () => {
-  it("keep workloads without managedFields, and everything else of them", () => {
+  it("cache workloads trimmed: what svc reads, not managedFields, kubectl's copy or probes", () => {
     const deployment = DEPLOYMENTS.decode({
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -15,31 +31,54 @@ describe("cached kinds", () => {
         namespace: "shop",
         resourceVersion: "7",
         labels: { app: "web" },
+        annotations: { [LAST_APPLIED]: "{…}", "svc.io/flags-hash": "abc" },
         managedFields,
       },
       spec: {
         selector: { matchLabels: { app: "web" } },
-        template: { spec: { containers: [{ name: "web" }] } },
+        template: {
+          spec: {
+            containers: [{ name: "web", image: "shop/web:1", readinessProbe: { httpGet: { port: 80 } } }],
+          },
+        },
+      },
+      status: { readyReplicas: 1, conditions: [{ type: "Available", status: "True" }] },
+    });
+    expect(deployment).toEqual({
+      metadata: {
+        name: "web",
+        namespace: "shop",
+        resourceVersion: "7",
+        labels: { app: "web" },
+        annotations: { "svc.io/flags-hash": "abc" },
+      },
+      spec: {
+        selector: { matchLabels: { app: "web" } },
+        template: { spec: { containers: [{ name: "web", image: "shop/web:1" }] } },
+      },
+      status: { readyReplicas: 1 },
+    });
+  });
+
+  it("cache flags with the managers of their spec (their updatedAt), without the rest of managedFields", () => {
+    const raw = { metadata: { name: "f", namespace: "shop", managedFields }, spec: {} };
+    const flag = FLAGS.decode(raw);
+    expect(flag.metadata.managedFields).toEqual([
+      { manager: "kubectl", operation: "Apply", time: "2026-11-20T10:00:00Z", fieldsV1: { "f:spec": {} } },
+    ]);
+    expect(flagUpdatedAt(flag.metadata)).toBe(flagUpdatedAt(FLAGS.decode(structuredClone(raw)).metadata));
+    expect(flagUpdatedAt(flag.metadata)).toBe("2026-11-20T10:00:00.000Z");
+  });
+
+  it("cache namespaces without managedFields and kubectl's copy", () => {
+    const namespace = NAMESPACES.decode({
+      metadata: {
+        name: "shop",
+        labels: { team: "a" },
+        annotations: { [LAST_APPLIED]: "{…}" },
+        managedFields,
       },
     });
-    expect(deployment.metadata?.managedFields).toBeUndefined();
-    expect(deployment.metadata).toMatchObject({
-      name: "web",
-      namespace: "shop",
-      resourceVersion: "7",
-      labels: { app: "web" },
-    });
-    expect(deployment.spec?.template.spec?.containers[0]?.name).toBe("web");
-  });
-
-  it("keep flags' managedFields: a flag's updatedAt is read from them", () => {
-    const flag = FLAGS.decode({ metadata: { name: "f", namespace: "shop", managedFields }, spec: {} });
-    expect(flag.metadata.managedFields).toEqual(managedFields);
-  });
-
-  it("leave objects without managedFields as they are", () => {
-    const raw = { metadata: { name: "x" } };
-    expect(withoutManagedFields(raw)).toBe(raw);
-    expect(withoutManagedFields(null)).toBeNull();
+    expect(namespace.metadata).toEqual({ name: "shop", labels: { team: "a" } });
   });
 });

@@ -5,10 +5,7 @@ import {
   CustomObjectsApi,
   KubernetesObjectApi,
   type KubeConfig,
-  type V1DaemonSet,
-  type V1Deployment,
   type V1Namespace,
-  type V1StatefulSet,
 } from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BackoffPolicy } from "../backoff.ts";
@@ -20,7 +17,7 @@ import {
   type ClusterHealth,
   type SourceOutcome,
 } from "./health.ts";
-import { SYSTEM_NAMESPACES } from "@svc/core";
+import { SYSTEM_NAMESPACES, type WorkloadObject } from "@svc/core";
 import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
 import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
 import { Reflector } from "./reflector.ts";
@@ -43,9 +40,10 @@ export interface ConnectedCluster {
   /** For server-side apply of any kind. */
   readonly objects: KubernetesObjectApi;
   readonly flags: InformerCache<FeatureFlagResource>;
-  readonly deployments: InformerCache<V1Deployment>;
-  readonly statefulSets: InformerCache<V1StatefulSet>;
-  readonly daemonSets: InformerCache<V1DaemonSet>;
+  /** Workloads as trimmed for the cache: only the fields svc reads (kinds.ts). */
+  readonly deployments: InformerCache<WorkloadObject>;
+  readonly statefulSets: InformerCache<WorkloadObject>;
+  readonly daemonSets: InformerCache<WorkloadObject>;
   readonly namespaces: InformerCache<V1Namespace>;
   /** The namespaces scanned: the connection's spec.namespaces, undefined for all but the system ones. */
   readonly scannedNamespaces: readonly string[] | undefined;
@@ -79,9 +77,9 @@ export class ClusterRuntime implements ConnectedCluster {
   readonly core: CoreV1Api;
   readonly objects: KubernetesObjectApi;
   readonly flags: ObjectStore<FeatureFlagResource>;
-  readonly deployments: ObjectStore<V1Deployment>;
-  readonly statefulSets: ObjectStore<V1StatefulSet>;
-  readonly daemonSets: ObjectStore<V1DaemonSet>;
+  readonly deployments: ObjectStore<WorkloadObject>;
+  readonly statefulSets: ObjectStore<WorkloadObject>;
+  readonly daemonSets: ObjectStore<WorkloadObject>;
   readonly namespaces: ObjectStore<V1Namespace>;
   readonly scannedNamespaces: readonly string[] | undefined;
   readonly #options: ClusterRuntimeOptions;

@@ -20,6 +20,7 @@ export interface ReflectorOptions<T extends ObjectWithMeta> {
   /** Namespace the path is restricted to (what a relist replaces); undefined for all. */
   namespace: string | undefined;
   store: ObjectStore<T>;
+  /** What the cache keeps of each listed or watched object: the kind's transform (kinds.ts). */
   decode: (raw: unknown) => T;
   /** Objects outside this predicate are not cached. */
   keep?: (object: T) => boolean;
