@@ -16,7 +16,7 @@ export interface OperatorConfig {
   systemNamespace: string;
   /** Path of a kubeconfig; unset inside a pod, where the ServiceAccount is used. */
   kubeconfigPath: string | undefined;
-  /** Keys reconciled at once. */
+  /** Keys reconciled at once in each cluster (every cluster has its own queue and workers). */
   concurrency: number;
   /** Rescan period of a cluster that has no ClusterConnection (those have their resyncPeriod). */
   resyncMs: number;

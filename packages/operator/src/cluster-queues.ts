@@ -1,0 +1,129 @@
+// One work queue, its workers and its writer per connected cluster, made on connect and shut
+// down on disconnect: a cluster that answers slowly holds only its own workers, never those of
+// the others (client-go gives each controller its own queue for the same reason). Each cluster
+// is also rescanned on a timer of its own, at its ClusterConnection's resyncPeriod.
+import {
+  ObjectWriter,
+  parseWorkQueueKey,
+  WorkQueue,
+  type ConnectedCluster,
+  type WorkQueueOptions,
+} from "@svc/kube";
+import type { ClusterController } from "./cluster-controller.ts";
+
+export interface ClusterQueuesOptions {
+  /** Workers of each cluster's queue. */
+  concurrency: number;
+  /** The queue's observers (metrics, logs), shared by every cluster's queue. */
+  queue: Omit<WorkQueueOptions, "reconcile" | "concurrency">;
+  writer: (cluster: ConnectedCluster) => ObjectWriter;
+  controller: (
+    cluster: ConnectedCluster,
+    writer: ObjectWriter,
+    enqueue: (key: string, delayMs?: number) => void,
+  ) => ClusterController;
+  /** The cluster's rescan period, read again at each rescan (it may change without a reconnect). */
+  rescanMs: (id: string) => number;
+  /** Told of each rescan, after every key of the cluster was queued. */
+  onRescan: (id: string) => void;
+}
+
+interface ClusterWork {
+  controller: ClusterController;
+  writer: ObjectWriter;
+  queue: WorkQueue;
+  rescan: NodeJS.Timeout | undefined;
+}
+
+export class ClusterQueues {
+  readonly #options: ClusterQueuesOptions;
+  readonly #clusters = new Map<string, ClusterWork>();
+  /** Queues of replaced or removed clusters, until their reconciles in flight are done. */
+  readonly #draining = new Set<Promise<void>>();
+
+  constructor(options: ClusterQueuesOptions) {
+    this.#options = options;
+  }
+
+  /** Keys ready to be processed, in every cluster's queue. */
+  get depth(): number {
+    return this.#sum((queue) => queue.depth);
+  }
+
+  /** Keys waiting for a back-off or a requested delay, in every cluster's queue. */
+  get delayed(): number {
+    return this.#sum((queue) => queue.delayed);
+  }
+
+  /** Starts (or, when connected already, restarts on the new connection) the cluster's controller, queue and rescans. */
+  connect(cluster: ConnectedCluster): void {
+    // The old connection's reconciles are canceled; every key is queued again below.
+    this.disconnect(cluster.id);
+    const writer = this.#options.writer(cluster);
+    const work: ClusterWork = {
+      writer,
+      queue: new WorkQueue({
+        ...this.#options.queue,
+        concurrency: this.#options.concurrency,
+        reconcile: (key, signal) => work.controller.reconcile(parseWorkQueueKey(key), signal),
+      }),
+      controller: this.#options.controller(cluster, writer, (key, delayMs = 0) => {
+        work.queue.addAfter(key, delayMs);
+      }),
+      rescan: undefined,
+    };
+    this.#clusters.set(cluster.id, work);
+    work.controller.start();
+    work.controller.enqueueAll();
+    this.#scheduleRescan(cluster.id, work);
+  }
+
+  /**
+   * Stops the cluster's controller, rescans and queue (its keys are dropped, those in flight
+   * canceled) and closes its connections once nothing uses them.
+   */
+  disconnect(id: string): void {
+    const work = this.#clusters.get(id);
+    if (work === undefined) return;
+    this.#clusters.delete(id);
+    clearTimeout(work.rescan);
+    work.controller.stop();
+    const draining = work.queue.shutDown().then(() => work.writer.close());
+    this.#draining.add(draining);
+    void draining.finally(() => this.#draining.delete(draining));
+  }
+
+  /** Queues every key of the cluster (after an outage or sync: the caches may hold changes not yet seen). */
+  enqueueAll(id: string): void {
+    this.#clusters.get(id)?.controller.enqueueAll();
+  }
+
+  /** Resolves when no cluster's queue has a key queued, in flight or waiting. */
+  async whenIdle(): Promise<void> {
+    const queues = () => [...this.#clusters.values()].map((work) => work.queue);
+    while (queues().some((queue) => queue.depth + queue.inFlight + queue.delayed > 0))
+      await Promise.all(queues().map((queue) => queue.whenIdle()));
+  }
+
+  /** Disconnects every cluster and resolves once their reconciles in flight are done and their connections closed. */
+  async shutDown(): Promise<void> {
+    for (const id of [...this.#clusters.keys()]) this.disconnect(id);
+    while (this.#draining.size > 0) await Promise.all([...this.#draining]);
+  }
+
+  #scheduleRescan(id: string, work: ClusterWork): void {
+    work.rescan = setTimeout(() => {
+      if (this.#clusters.get(id) !== work) return;
+      work.controller.enqueueAll();
+      this.#options.onRescan(id);
+      this.#scheduleRescan(id, work);
+    }, this.#options.rescanMs(id));
+    work.rescan.unref();
+  }
+
+  #sum(count: (queue: WorkQueue) => number): number {
+    let total = 0;
+    for (const work of this.#clusters.values()) total += count(work.queue);
+    return total;
+  }
+}
