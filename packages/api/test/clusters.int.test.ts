@@ -2,7 +2,7 @@
 // workloads and flags, and what the API answers while its kube-apiserver is down.
 import { readFile } from "node:fs/promises";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -326,5 +326,46 @@ describe("a registered cluster", () => {
         plural: FEATURE_FLAG.plural,
       });
     expect(JSON.stringify(stillThere)).toContain("remote-only");
+  });
+
+  it("makes the ClusterConnection own its credential Secret: deleted any way, it takes the Secret along", async () => {
+    const id = "owned";
+    const body = { id, displayName: "Owned", apiServer: remote.server, kubeconfig: remoteKubeconfig };
+    const created = await env.api.call("POST", "/api/v1/clusters", { ...admin(), body });
+    expect(created.status, created.text).toBe(201);
+    const core = env.kc.makeApiClient(CoreV1Api);
+    const objects = env.kc.makeApiClient(CustomObjectsApi);
+    const where = {
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: env.systemNamespace,
+      plural: CLUSTER_CONNECTION.plural,
+      name: id,
+    };
+    const connection = (await objects.getNamespacedCustomObject(where)) as { metadata: { uid: string } };
+    const secret = await core.readNamespacedSecret({
+      namespace: env.systemNamespace,
+      name: `svc-cluster-${id}`,
+    });
+    expect(secret.metadata?.ownerReferences).toEqual([
+      {
+        apiVersion: API_GROUP_VERSION,
+        kind: CLUSTER_CONNECTION.kind,
+        name: id,
+        uid: connection.metadata.uid,
+      },
+    ]);
+
+    // Deleted behind svc's back (kubectl delete clusterconnection): Kubernetes' garbage
+    // collector (kube-controller-manager) removes the Secret.
+    await objects.deleteNamespacedCustomObject(where);
+    await eventually(
+      async () =>
+        (await core.listNamespacedSecret({ namespace: env.systemNamespace })).items.map(
+          (s) => s.metadata?.name,
+        ),
+      (names) => !names.includes(`svc-cluster-${id}`),
+      "the credential Secret garbage-collected with its ClusterConnection",
+    );
   });
 });

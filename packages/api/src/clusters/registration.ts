@@ -1,12 +1,13 @@
-import { ApiException } from "@kubernetes/client-node";
+import { ApiException, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import {
   API_GROUP,
+  API_GROUP_VERSION,
   API_VERSION,
   CLUSTER_CONNECTION,
   type ClusterConnectionResource,
   type ClusterCredentialsSecret,
 } from "@svc/core";
-import { waitFor, type ConnectedCluster } from "@svc/kube";
+import { waitFor, type ConnectedCluster, type Logger } from "@svc/kube";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { callCluster, clusterCallError, registry } from "./reach.ts";
@@ -14,8 +15,11 @@ import { callCluster, clusterCallError, registry } from "./reach.ts";
 /**
  * Registration writes to the hub: the credentials Secret (when they came inline), then the
  * ClusterConnection, which the registry picks up and connects. A failure midway removes the
- * Secret again, so a refused registration leaves nothing behind. Each call returns once the
- * registry has seen the change, so the writer's next read agrees with it.
+ * Secret again, so a refused registration leaves nothing behind. The Secret is then owned by
+ * its ClusterConnection (an ownerReference), so Kubernetes' garbage collector removes it with
+ * the connection however that is deleted. Each call returns once the registry has seen the
+ * change, so the writer's next read agrees with it. A failed clean-up of the Secret is logged
+ * with the cluster and Secret, never swallowed.
  */
 
 /** How long a registration waits for the registry's watch of ClusterConnections to see it. */
@@ -70,34 +74,71 @@ async function createSecret(ctx: ApiContext, local: ConnectedCluster, secret: Cl
   });
 }
 
+/** Makes the ClusterConnection the Secret's owner: deleting the connection garbage-collects it. */
+async function ownSecret(
+  local: ConnectedCluster,
+  secret: ClusterCredentialsSecret,
+  connection: { metadata?: { name?: string; uid?: string } },
+): Promise<void> {
+  const { name, uid } = connection.metadata ?? {};
+  if (name === undefined || uid === undefined) throw new Error("the created ClusterConnection has no uid");
+  const owner = { apiVersion: API_GROUP_VERSION, kind: CLUSTER_CONNECTION.kind, name, uid };
+  await local.core.patchNamespacedSecret(
+    { namespace: secret.namespace, name: secret.name, body: { metadata: { ownerReferences: [owner] } } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
+}
+
 export async function registerCluster(
   ctx: ApiContext,
   registration: { connection: ClusterConnectionResource; secret?: ClusterCredentialsSecret | undefined },
+  log: Logger,
 ): Promise<ConnectedCluster> {
   const local = hub(ctx);
   const { connection, secret } = registration;
   const id = connection.metadata.name;
   if (secret !== undefined) await createSecret(ctx, local, secret);
+  let created: { metadata?: { name?: string; uid?: string } };
   try {
-    await local.customObjects.createNamespacedCustomObject({ ...connections(ctx), body: connection });
+    created = (await local.customObjects.createNamespacedCustomObject({
+      ...connections(ctx),
+      body: connection,
+    })) as typeof created;
   } catch (error) {
     if (secret !== undefined) {
       await local.core
         .deleteNamespacedSecret({ namespace: secret.namespace, name: secret.name })
-        .catch(() => undefined);
+        .catch((cleanup: unknown) => {
+          log.warn(
+            { cluster: id, secret: `${secret.namespace}/${secret.name}`, err: cleanup },
+            "the credential Secret of a refused registration was not deleted",
+          );
+        });
     }
     if (error instanceof ApiException && error.code === 409) {
       throw new HttpError(409, `cluster ${id} is already registered`);
     }
     throw clusterCallError(local, error, `ClusterConnection ${id}`);
   }
+  // Without the owner the cluster still works; only the garbage collector's clean-up is lost.
+  if (secret !== undefined)
+    await ownSecret(local, secret, created).catch((error: unknown) => {
+      log.warn(
+        { cluster: id, secret: `${secret.namespace}/${secret.name}`, err: error },
+        "the credential Secret was not given its ClusterConnection as owner",
+      );
+    });
   const cluster = await registered(ctx, id, true);
   if (cluster === undefined) throw new Error(`cluster ${id} missing from the registry`);
   return cluster;
 }
 
 /** Deletes the ClusterConnection and the Secret svc made for it; a Secret the user made stays. */
-export async function unregisterCluster(ctx: ApiContext, cluster: ConnectedCluster): Promise<void> {
+export async function unregisterCluster(
+  ctx: ApiContext,
+  cluster: ConnectedCluster,
+  log: Logger,
+): Promise<void> {
   const local = hub(ctx);
   // Read before the delete: the registry forgets the connection as soon as it sees it go.
   const secretName = cluster.connection?.spec.credentialRef?.name;
@@ -108,10 +149,20 @@ export async function unregisterCluster(ctx: ApiContext, cluster: ConnectedClust
     const namespace = ctx.config.systemNamespace;
     const secret = await local.core
       .readNamespacedSecret({ namespace, name: secretName })
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        // Gone already (the garbage collector follows the ClusterConnection's delete): nothing to do.
+        if (!(error instanceof ApiException && error.code === 404))
+          log.warn(
+            { cluster: cluster.id, secret: `${namespace}/${secretName}`, err: error },
+            "the credential Secret could not be read, so it was not deleted",
+          );
+        return undefined;
+      });
     if (secret?.metadata?.labels?.["svc.io/cluster"] === cluster.id) {
       await callCluster(local, `Secret ${namespace}/${secretName}`, () =>
-        local.core.deleteNamespacedSecret({ namespace, name: secretName }),
+        local.core.deleteNamespacedSecret({ namespace, name: secretName }).catch((error: unknown) => {
+          if (!(error instanceof ApiException && error.code === 404)) throw error;
+        }),
       );
     }
   }

@@ -55,6 +55,7 @@ export function clusterRoutes(ctx: ApiContext) {
         const cluster = await registerCluster(
           ctx,
           clusterConnectionFromRegistration(body, ctx.config.systemNamespace),
+          request.log,
         );
         request.auditNote = { details: changedFields({}, auditFields(body)) };
         return reply.code(201).send(clusterViewOf(ctx, cluster));
@@ -80,7 +81,7 @@ export function clusterRoutes(ctx: ApiContext) {
         const cluster = knownCluster(ctx, request.params.id, 404);
         if (cluster.local)
           throw new HttpError(400, `cluster ${cluster.id} is the local cluster and cannot be removed`);
-        await unregisterCluster(ctx, cluster);
+        await unregisterCluster(ctx, cluster, request.log);
         request.auditNote = { cluster: cluster.id, details: changedFields({ id: cluster.id }, {}) };
         return { message: `cluster ${cluster.id} removed; its FeatureFlags were left in place` };
       },
