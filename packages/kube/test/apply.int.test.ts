@@ -119,4 +119,16 @@ describe("ObjectWriter.apply", () => {
     expect(await writer.remove(ref)).toBe(false);
     expect(writes).toContain("delete ConfigMap/cm");
   });
+
+  it("ends a call when its signal is aborted (a reconcile canceled by shutdown), writing nothing", async () => {
+    const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "canceled", namespace: ns } };
+    const stopped = new AbortController();
+    stopped.abort(new Error("the work queue shut down"));
+    const { signal } = stopped;
+    await expect(writer.apply({ ...ref, data: { k: "v" } }, { force: true, signal })).rejects.toThrow(
+      "the work queue shut down",
+    );
+    await expect(writer.read(ref, { signal })).rejects.toThrow("the work queue shut down");
+    expect(await writer.read(ref)).toBeUndefined();
+  });
 });
