@@ -1,6 +1,6 @@
 // `svc operator`: delivers FeatureFlags to the workloads of every registered cluster and keeps
-// the flags' status. runOperator wires the parts (cluster registry → controllers → work queue,
-// leader election, metrics server) and owns their lifecycle.
+// the flags' status. runOperator wires the parts (cluster registry → a controller and work
+// queue per cluster, leader election, metrics server) and owns their lifecycle (lifecycle.ts).
 import { createServer, type Server } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
