@@ -36,8 +36,8 @@ type FlagListQuery = Type.Static<typeof FlagListQuery>;
 /** A page of flags in Kubernetes' list shape. */
 export const FlagList = ListOf(FlagView);
 
-/** Order of a flag in a list across clusters: the local cluster first, then by id (the registry's). */
 export const FLAG_KEY: SortKeyShape = ["string", "string", "string", "string"];
+/** A flag's place across clusters: the local cluster first, then by id (the unpaged order). */
 const clusterKey = (cluster: ConnectedCluster): SortKey => [cluster.local ? "0" : "1", cluster.id];
 const flagKey = (flag: FeatureFlagResource): SortKey => [flag.metadata.namespace, flag.metadata.name];
 
@@ -48,7 +48,7 @@ interface FlagFilter {
 }
 
 /** The flags of a cache snapshot that pass the filters; the snapshot itself when none is set. */
-export function filterFlags(
+function filterFlags(
   flags: readonly FeatureFlagResource[],
   filter: FlagFilter,
   clusterId: string,
