@@ -23,6 +23,7 @@ import {
   type Logger,
   type ObjectWriter,
   type ReconcileResult,
+  type QueuePriority,
   type WorkQueueKey,
 } from "@svc/kube";
 import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
@@ -45,7 +46,8 @@ import { supportsNativeSidecar, workloadApplyConfiguration, type SidecarSettings
 export interface ClusterControllerOptions {
   cluster: ConnectedCluster;
   writer: ObjectWriter;
-  enqueue: (key: string, delayMs?: number) => void;
+  /** "low" for what is queued for everything at once (start-up, ready again, resync): changes go first. */
+  enqueue: (key: string, delayMs: number, priority: QueuePriority) => void;
   sidecar: SidecarSettings;
   metrics: OperatorMetrics;
   logger: Logger;
@@ -103,20 +105,23 @@ export class ClusterController {
     for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
   }
 
-  /** Every key of the cluster: at start, when the cluster becomes ready again, and on each resync. */
+  /**
+   * Every key of the cluster: at start, when the cluster becomes ready again, and on each resync,
+   * at low priority, so a change seen meanwhile is not queued behind the whole cluster.
+   */
   enqueueAll(): void {
     const { cluster } = this.#options;
     const flags = cluster.flags.list();
-    for (const flag of flags) this.#flagChanged(flag);
+    for (const flag of flags) this.#flagChanged(flag, false, "low");
     for (const namespace of new Set(flags.map((flag) => flag.metadata.namespace)))
-      this.#enqueue({ namespace, kind: "ManagedConfigMaps" });
+      this.#enqueue({ namespace, kind: "ManagedConfigMaps" }, 0, "low");
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list())
-        this.#enqueue({
-          namespace: object.metadata?.namespace ?? "",
-          kind,
-          name: object.metadata?.name ?? "",
-        });
+        this.#enqueue(
+          { namespace: object.metadata?.namespace ?? "", kind, name: object.metadata?.name ?? "" },
+          0,
+          "low",
+        );
   }
 
   /** `signal` ends the writes when the queue shuts down (shutdown, lost leadership). */
@@ -153,8 +158,8 @@ export class ClusterController {
     }
   }
 
-  #enqueue(key: ControllerKey, delayMs = 0): void {
-    this.#options.enqueue(controllerQueueKey(this.id, key), delayMs);
+  #enqueue(key: ControllerKey, delayMs = 0, priority: QueuePriority = "normal"): void {
+    this.#options.enqueue(controllerQueueKey(this.id, key), delayMs, priority);
   }
 
   #enqueueFlags(namespace: string, delayMs: number): void {
@@ -163,29 +168,30 @@ export class ClusterController {
   }
 
   /** The sidecar RBAC of a namespace, when a sidecar flag is there (or was: its event enqueues it too). */
-  #enqueueSidecarRbac(namespace: string, force = false): void {
+  #enqueueSidecarRbac(namespace: string, force = false, priority: QueuePriority = "normal"): void {
     const sidecarFlag = this.#options.cluster.flags.list(namespace).some((f) => f.spec.delivery.sidecar);
-    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "SidecarRBAC" });
+    if (force || sidecarFlag) this.#enqueue({ namespace, kind: "SidecarRBAC" }, 0, priority);
   }
 
-  #flagChanged(flag: FeatureFlagResource, gone = false): void {
+  #flagChanged(flag: FeatureFlagResource, gone = false, priority: QueuePriority = "normal"): void {
     const { namespace, name } = flag.metadata;
-    this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name });
-    if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true);
+    this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name }, 0, priority);
+    if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true, priority);
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list(namespace))
-        this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
+        this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" }, 0, priority);
     const flagKey = `${namespace}/${name}`;
     const before = this.#configMapOfFlag.get(flagKey);
     const now = flag.spec.delivery.configMap?.configMapName;
-    if (before !== undefined && before !== now) this.#enqueue({ namespace, kind: "ConfigMap", name: before });
+    if (before !== undefined && before !== now)
+      this.#enqueue({ namespace, kind: "ConfigMap", name: before }, 0, priority);
     if (gone) {
       this.#configMapOfFlag.delete(flagKey);
-      if (now !== undefined) this.#enqueue({ namespace, kind: "ConfigMap", name: now });
+      if (now !== undefined) this.#enqueue({ namespace, kind: "ConfigMap", name: now }, 0, priority);
     } else if (now === undefined) this.#configMapOfFlag.delete(flagKey);
     else {
       this.#configMapOfFlag.set(flagKey, now);
-      this.#enqueue({ namespace, kind: "ConfigMap", name: now });
+      this.#enqueue({ namespace, kind: "ConfigMap", name: now }, 0, priority);
     }
   }
 

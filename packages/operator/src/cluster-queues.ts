@@ -7,6 +7,7 @@ import {
   parseWorkQueueKey,
   WorkQueue,
   type ConnectedCluster,
+  type QueuePriority,
   type WorkQueueOptions,
 } from "@svc/kube";
 import type { ClusterController } from "./cluster-controller.ts";
@@ -20,7 +21,7 @@ export interface ClusterQueuesOptions {
   controller: (
     cluster: ConnectedCluster,
     writer: ObjectWriter,
-    enqueue: (key: string, delayMs?: number) => void,
+    enqueue: (key: string, delayMs: number, priority: QueuePriority) => void,
   ) => ClusterController;
   /** The cluster's rescan period, read again at each rescan (it may change without a reconnect). */
   rescanMs: (id: string) => number;
@@ -67,8 +68,8 @@ export class ClusterQueues {
         concurrency: this.#options.concurrency,
         reconcile: (key, signal) => work.controller.reconcile(parseWorkQueueKey(key), signal),
       }),
-      controller: this.#options.controller(cluster, writer, (key, delayMs = 0) => {
-        work.queue.addAfter(key, delayMs);
+      controller: this.#options.controller(cluster, writer, (key, delayMs, priority) => {
+        work.queue.addAfter(key, delayMs, priority);
       }),
       rescan: undefined,
     };

@@ -1,0 +1,72 @@
+// What the controller queues for everything at once (start-up, a cluster ready again, a resync)
+// goes at low priority; what a change queues goes at normal priority, ahead of it (the work
+// queue's priorities: packages/kube/test/work-queue-priority.test.ts).
+import type { V1DaemonSet, V1Deployment, V1Namespace, V1StatefulSet } from "@kubernetes/client-node";
+import type { FeatureFlagResource } from "@svc/core";
+import type { ConnectedCluster, ObjectWriter, QueuePriority } from "@svc/kube";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { envFlag, workload } from "../../core/test/support/workloads.ts";
+import { ObjectStore } from "../../kube/src/registry/informer-cache.ts";
+import { ClusterController } from "../src/cluster-controller.ts";
+import { parseOperatorConfig } from "../src/config.ts";
+import { createOperatorMetrics } from "../src/metrics.ts";
+
+function clusterController() {
+  const fail = (error: unknown) => {
+    throw error;
+  };
+  const cluster = {
+    id: "local",
+    local: true,
+    connection: undefined,
+    flags: new ObjectStore<FeatureFlagResource>(fail),
+    deployments: new ObjectStore<V1Deployment>(fail),
+    statefulSets: new ObjectStore<V1StatefulSet>(fail),
+    daemonSets: new ObjectStore<V1DaemonSet>(fail),
+    namespaces: new ObjectStore<V1Namespace>(fail),
+  };
+  const queued: { key: string; priority: QueuePriority }[] = [];
+  const controller = new ClusterController({
+    // Only the caches are read: nothing here reconciles, so no client is needed.
+    cluster: cluster as unknown as ConnectedCluster,
+    writer: {} as ObjectWriter,
+    enqueue: (key, _delayMs, priority) => queued.push({ key, priority }),
+    sidecar: parseOperatorConfig({}).sidecar,
+    metrics: createOperatorMetrics(
+      () => ({ depth: 0, delayed: 0 }),
+      () => [],
+    ),
+    logger: pino({ level: "silent" }),
+    now: () => new Date(0),
+  });
+  return { cluster, controller, queued };
+}
+
+const flag = (name: string, resourceVersion = "1"): FeatureFlagResource => {
+  const f = envFlag(name, { app: "web" });
+  return { ...f, metadata: { ...f.metadata, resourceVersion } };
+};
+
+describe("ClusterController queue priorities", () => {
+  it("queues everything at low priority on enqueueAll, and a flag's change at normal priority", () => {
+    const { cluster, controller, queued } = clusterController();
+    const { object } = workload("web", { labels: { app: "web" } });
+    cluster.deployments.upsert({
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: "1" },
+    } as V1Deployment);
+    cluster.flags.upsert(flag("beta"));
+    controller.start();
+    controller.enqueueAll();
+    expect(queued.length).toBeGreaterThan(2);
+    expect(new Set(queued.map((q) => q.priority))).toEqual(new Set(["low"]));
+    queued.length = 0;
+    cluster.flags.upsert(flag("beta", "2"));
+    expect(queued.map((q) => q.key)).toEqual(
+      expect.arrayContaining(["local/shop/FeatureFlag/beta", "local/shop/Deployment/web"]),
+    );
+    expect(new Set(queued.map((q) => q.priority))).toEqual(new Set(["normal"]));
+    controller.stop();
+  });
+});
