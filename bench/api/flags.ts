@@ -14,11 +14,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { autocannon, percentile, timeSequential } from "../support/autocannon.ts";
+import { benchFlagSpec, flagsTarget, seedFlags } from "../support/seed-flags.ts";
 import { loginAdmin, startSvcApi } from "../support/svc-api.ts";
 
 const FLAGS_PER_NAMESPACE = 50;
@@ -32,39 +33,6 @@ const { values: args } = parseArgs({
 const totalFlags = Number(args.flags);
 const seconds = Number(args.duration);
 const writes = Number(args.writes);
-
-const spec = (i: number) => ({
-  type: "integer",
-  defaultValue: String(i),
-  description: `bench flag ${i}`,
-  delivery: { envVar: { selector: { matchLabels: { app: `app-${i % 20}` } } } },
-});
-
-function flagsTarget(namespace: string) {
-  return { group: API_GROUP, version: API_VERSION, namespace, plural: FEATURE_FLAG.plural };
-}
-
-/** `count` flags in namespaces of 50 (bench-0, bench-1, ...), 16 writes at a time. */
-async function seedFlags(kc: KubeConfig, count: number): Promise<void> {
-  const objects = kc.makeApiClient(CustomObjectsApi);
-  const namespaces = Math.ceil(count / FLAGS_PER_NAMESPACE);
-  for (let n = 0; n < namespaces; n++) await ensureNamespace(kc, `bench-${n}`);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      await objects.createNamespacedCustomObject({
-        ...flagsTarget(`bench-${Math.floor(i / FLAGS_PER_NAMESPACE)}`),
-        body: {
-          apiVersion: API_GROUP_VERSION,
-          kind: FEATURE_FLAG.kind,
-          metadata: { name: `flag-${i}` },
-          spec: spec(i),
-        },
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-}
 
 async function call(
   url: string,
@@ -96,8 +64,8 @@ try {
   await ensureNamespace(hubKc, "svc-system");
   const seedStart = performance.now();
   await Promise.all([
-    seedFlags(hubKc, Math.ceil(totalFlags / 2)),
-    seedFlags(secondKc, Math.floor(totalFlags / 2)),
+    seedFlags(hubKc, Math.ceil(totalFlags / 2), FLAGS_PER_NAMESPACE),
+    seedFlags(secondKc, Math.floor(totalFlags / 2), FLAGS_PER_NAMESPACE),
   ]);
   process.stderr.write(`seeded ${totalFlags} flags in ${Math.round(performance.now() - seedStart)} ms\n`);
 
@@ -150,7 +118,7 @@ try {
         apiVersion: API_GROUP_VERSION,
         kind: FEATURE_FLAG.kind,
         metadata: { name: `bare-${i}` },
-        spec: spec(i),
+        spec: benchFlagSpec(i),
       },
     });
   });
@@ -159,7 +127,7 @@ try {
       name: `api-${i}`,
       namespace: "bench-writes",
       clusterId: "local",
-      ...spec(i),
+      ...benchFlagSpec(i),
     });
   });
   const bareToggle = await timeSequential(writes, async (i) => {
