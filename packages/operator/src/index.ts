@@ -78,7 +78,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     onTerminal: (key, error) => {
       log.warn({ key, err: error }, "reconcile failed; not retried until the object changes");
     },
-    ...queueObservers(metrics, "operator"),
+    ...queueObservers(metrics),
     onError: (key, error, retry, delayMs) => {
       // A 409 is the optimistic lock at work (the object changed since it was cached): expected
       // while controllers update the same objects, planned again at once.

@@ -117,22 +117,25 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
 
 export type OperatorMetrics = ReturnType<typeof createOperatorMetrics>;
 
-/** The work queue callbacks that feed the metrics of a queue called `name`. */
+/**
+ * The work queue callbacks that feed the queue metrics. Each cluster has a queue of its own
+ * (cluster-queues.ts): a queue's `name` is its cluster's id, read from the key.
+ */
 export function queueObservers(
   metrics: OperatorMetrics,
-  name: string,
 ): Required<Pick<WorkQueueOptions, "onAdd" | "onStart" | "onDone">> {
+  const name = (key: string) => parseWorkQueueKey(key).cluster;
   return {
-    onAdd: () => {
-      metrics.queueAdds.inc({ name });
+    onAdd: (key) => {
+      metrics.queueAdds.inc({ name: name(key) });
     },
-    onStart: (_key, queuedMs) => {
-      metrics.queueDuration.observe({ name }, queuedMs / 1000);
+    onStart: (key, queuedMs) => {
+      metrics.queueDuration.observe({ name: name(key) }, queuedMs / 1000);
     },
     onDone: (key, outcome, workMs) => {
       const { cluster, kind } = parseWorkQueueKey(key);
       metrics.reconciles.inc({ cluster, kind, outcome });
-      metrics.workDuration.observe({ name }, workMs / 1000);
+      metrics.workDuration.observe({ name: cluster }, workMs / 1000);
       metrics.reconcileTime.observe({ controller: kind, cluster }, workMs / 1000);
     },
   };
