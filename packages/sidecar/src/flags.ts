@@ -65,7 +65,7 @@ export function sameFlag(a: SidecarFlag, b: SidecarFlag): boolean {
  * Targeted flags kept compiled (~2.6 KB of heap each). Past this many in one namespace a bulk
  * evaluation compiles the rest on every request (~0.5 ms each on Bun, mostly flagd-core hashing
  * the flag), so the bound is above the 5,000 flags a namespace is sized for (docs/sidecar.md,
- * "Memory"): it caps memory without slowing the namespaces svc is built for.
+ * "Memory: what is compiled when"): it caps memory without slowing the namespaces svc is built for.
  */
 export const COMPILED_RULES = 10_000;
 
