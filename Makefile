@@ -7,7 +7,7 @@ SHELL := bash
 # npm installs Node 24 into node_modules/.bin (the system Node may be older); Go builds the control plane.
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH):/usr/local/go/bin
 
-.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs images reliability audit
+.PHONY: dev test install controlplane helm postgres chromium node-deps dashboard check crds docs images reliability audit kwok bench-fleet
 
 CLUSTERS ?= 1
 
@@ -46,6 +46,15 @@ images: install
 # helm, for the chart's tests, built from its pinned Go module like the control plane.
 helm:
 	hack/helm/build.sh
+
+# kwok (simulated nodes and pods), for the fleet benchmark only, built from its pinned Go module
+# like helm. The benchmark is no test: neither target is a prerequisite of `make test`.
+kwok:
+	hack/kwok/build.sh
+
+# The fleet benchmark (bench/fleet/run.ts; sizes: FLEET_ARGS="--clusters 2 --workloads 200").
+bench-fleet: install controlplane kwok
+	node bench/fleet/run.ts $(FLEET_ARGS)
 
 # The integration tests start a real PostgreSQL server (Debian's package); install it only when
 # no server binaries are there (needs root, as on CI).

@@ -1,0 +1,293 @@
+// Fleet benchmark (issue 22): real control planes with simulated nodes (kwok), thousands of
+// workloads per cluster, the clusters registered with svc, and `svc operator` delivering to all
+// of them. Measures, each figure beside its floor from the same run:
+//  (a) one envVar flag change (the same flag, changed in every cluster at once) → every matching
+//      workload in every cluster updated, against the same number of server-side applies of one
+//      env var sent by a bare client straight to the same kube-apiservers, same concurrency;
+//  (b) the operator's RSS and live heap (V8 heap snapshot) with every cluster cached, against the
+//      same operator with the same clusters registered and empty;
+//  (c) `svc api`'s first page and whole flag list at `--flags` flags against 100 flags.
+//
+//   make kwok && node --expose-gc bench/fleet/run.ts [--clusters 5] [--workloads 10000]
+//     [--flags 100000] [--flag-budget 1200] [--nodes 10] [--namespaces 4] [--concurrency 16]
+//
+// --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
+// stopped and its folders removed on return, on an error and on Ctrl-C.
+import { readFileSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
+import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
+import { removeOnExit, superviseProcess } from "@svc/kube/testing";
+import { cpuSeconds, memory } from "../support/process-stats.ts";
+import { measureApiLatency } from "./api-latency.ts";
+import { printResults } from "./report.ts";
+import { liveHeap, registerClusters } from "./svc-fleet.ts";
+import { KWOK_BIN, startSimulatedCluster, type SimulatedCluster } from "./simulated-cluster.ts";
+import {
+  availableDeployments,
+  bareApplies,
+  createWorkloads,
+  fleetWorkloads,
+  TemplateTracker,
+} from "./workloads.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const { values: args } = parseArgs({
+  options: {
+    clusters: { type: "string", default: "5" },
+    workloads: { type: "string", default: "10000" },
+    flags: { type: "string", default: "100000" },
+    "flag-budget": { type: "string", default: "1200" },
+    nodes: { type: "string", default: "10" },
+    namespaces: { type: "string", default: "4" },
+    concurrency: { type: "string", default: "16" },
+  },
+});
+const clusterCount = Number(args.clusters);
+const perCluster = Math.ceil(Number(args.workloads) / clusterCount);
+const concurrency = Number(args.concurrency);
+const namespaces = Array.from({ length: Number(args.namespaces) }, (_, i) => `fleet-${i}`);
+const FLAGS_NAMESPACE = "api-flags";
+const flagTarget = { group: API_GROUP, version: "v1alpha1", plural: FEATURE_FLAG.plural };
+const log = (line: string) => {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+};
+try {
+  readFileSync(join(KWOK_BIN, "stages.yaml"));
+} catch {
+  throw new Error(`no kwok in ${KWOK_BIN}: run \`make kwok\` first`);
+}
+
+const clusters: SimulatedCluster[] = [];
+const snapshotDir = await mkdtemp(join(tmpdir(), "svc-bench-fleet-"));
+const forgetSnapshots = removeOnExit(snapshotDir);
+const trackers: TemplateTracker[] = [];
+try {
+  for (let i = 0; i < clusterCount; i++) {
+    clusters.push(await startSimulatedCluster(Number(args.nodes)));
+    log(`cluster ${i} up (${clusters[i]?.controlPlane.server})`);
+  }
+  const [hub] = clusters;
+  if (hub === undefined) throw new Error("--clusters must be at least 1");
+  const hubKc = hub.controlPlane.kubeConfig();
+  const ids = clusters.map((_, i) => (i === 0 ? "local" : `fleet-${i}`));
+  for (const [i, cluster] of clusters.entries()) {
+    const kc = cluster.controlPlane.kubeConfig();
+    await installCrds(kc);
+    const core = kc.makeApiClient(CoreV1Api);
+    for (const name of [...namespaces, ...(i === 0 ? ["svc-system", FLAGS_NAMESPACE] : [])])
+      await core.createNamespace({ body: { metadata: { name } } });
+  }
+  await registerClusters(hubKc, clusters, ids, [...namespaces, FLAGS_NAMESPACE]);
+
+  // The operator as users run it, its own process; SIGUSR2 writes a heap snapshot (after a full GC).
+  const metricsPort = await freeLoopbackPort();
+  const operator = superviseProcess({
+    name: "svc operator",
+    command: process.execPath,
+    args: ["--heapsnapshot-signal=SIGUSR2", join(ROOT, "packages/cli/src/main.ts"), "operator"],
+    cwd: snapshotDir,
+    env: {
+      ...process.env,
+      KUBECONFIG: hub.controlPlane.kubeconfigPath,
+      SVC_OPERATOR_METRICS_PORT: String(metricsPort),
+      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+      SVC_OPERATOR_LEADER_ELECTION: "false",
+      SVC_OPERATOR_CONCURRENCY: String(concurrency),
+      SVC_LOG_LEVEL: "warn",
+    },
+  });
+  /** The sum of a metric's series (those with `label`, when given); NaN while the operator does not answer. */
+  const metric = async (name: string, label = ""): Promise<number> => {
+    if (!operator.running()) throw new Error(`svc operator exited:\n${operator.logTail(40)}`);
+    const reply = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    if (reply === undefined) return NaN;
+    return (await reply.text())
+      .split("\n")
+      .filter(
+        (line) => line.startsWith(name) && /^[ {]/.test(line.slice(name.length)) && line.includes(label),
+      )
+      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+  };
+  const idle = (what: string) =>
+    waitFor(
+      () => metric("svc_operator_queue_depth"),
+      (n) => n === 0,
+      { what, timeoutMs: 1_800_000 },
+    );
+  /** RSS (from /proc) and live heap (a snapshot's total self size: what survives a full GC). */
+  const operatorMemory = async (what: string) => {
+    const pid = operator.pid;
+    if (pid === undefined) throw new Error("svc operator did not start");
+    // RSS first: writing a snapshot takes memory of its own. The lowest of three readings a second apart.
+    const readings: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      readings.push(memory(pid).vmRssMb);
+    }
+    const rssMb = Math.min(...readings);
+    const before = new Set(await readdir(snapshotDir));
+    process.kill(pid, "SIGUSR2");
+    const file = await waitFor(
+      async () => (await readdir(snapshotDir)).find((f) => !before.has(f) && f.endsWith(".heapsnapshot")),
+      (f) => f !== undefined,
+      { what: `heap snapshot of ${what}`, timeoutMs: 600_000, intervalMs: 1000 },
+    );
+    // The file exists from the start of the write; the process answers again once it is done.
+    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, { what, timeoutMs: 600_000 });
+    const liveHeapMb = await liveHeap(join(snapshotDir, file ?? ""));
+    await rm(join(snapshotDir, file ?? ""));
+    return { rssMb, liveHeapMb };
+  };
+
+  const baseline = await (async () => {
+    await waitFor(
+      () => metric("svc_operator_cluster_phase", 'phase="Connected"'),
+      (n) => n === clusterCount,
+      {
+        what: `${clusterCount} clusters Connected`,
+        timeoutMs: 600_000,
+        intervalMs: 1000,
+      },
+    );
+    await idle("the empty clusters");
+    return operatorMemory("the operator with empty clusters");
+  })();
+  log(`operator up: ${baseline.rssMb.toFixed(0)} MB RSS, ${baseline.liveHeapMb.toFixed(1)} MB live heap`);
+
+  const workloads = fleetWorkloads(perCluster, namespaces);
+  const started = performance.now();
+  await Promise.all(
+    clusters.map((c) => createWorkloads(c.controlPlane.kubeConfig(), workloads, c.nodes, concurrency)),
+  );
+  log(
+    `${perCluster * clusterCount} workloads created in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  for (const c of clusters)
+    trackers.push(await TemplateTracker.start(c.controlPlane.kubeConfig(), "FLAG_FLEET"));
+  const total = perCluster * clusterCount;
+  await waitFor(
+    () => trackers.reduce((n, t) => n + t.size, 0),
+    (n) => n === total,
+    {
+      what: "every workload watched",
+      timeoutMs: 600_000,
+    },
+  );
+
+  /** Until the clusters' own controllers (and kwok) have finished rolling: a run starts from rest. */
+  const quiet = async (what: string) => {
+    await waitFor(() => trackers.every((t) => t.settled()), Boolean, {
+      what,
+      timeoutMs: 1_800_000,
+      intervalMs: 500,
+    });
+    const pids = clusters.flatMap((c) => [...c.controlPlane.pids, c.kwokPid ?? 0]);
+    const busy = () => pids.reduce((s, pid) => s + cpuSeconds(pid), 0);
+    await waitFor(
+      async () => {
+        const before = busy();
+        await new Promise((r) => setTimeout(r, 5000));
+        return (busy() - before) / 5;
+      },
+      (cores) => cores < 0.25,
+      { what: `${what}: control planes quiet`, timeoutMs: 1_800_000, intervalMs: 0 },
+    );
+  };
+  const flagWrite = (value: string) =>
+    Promise.all(
+      clusters.flatMap((c) =>
+        namespaces.map((namespace) => {
+          const objects = c.controlPlane.kubeConfig().makeApiClient(CustomObjectsApi);
+          return value === "v0"
+            ? objects.createNamespacedCustomObject({
+                ...flagTarget,
+                namespace,
+                body: {
+                  apiVersion: API_GROUP_VERSION,
+                  kind: FEATURE_FLAG.kind,
+                  metadata: { name: "fleet" },
+                  spec: {
+                    type: "string",
+                    defaultValue: value,
+                    delivery: { envVar: { selector: { matchLabels: { fleet: "bench" } } } },
+                  },
+                },
+              })
+            : objects.patchNamespacedCustomObject(
+                { ...flagTarget, namespace, name: "fleet", body: { spec: { defaultValue: value } } },
+                setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+              );
+        }),
+      ),
+    );
+  const delivered = (value: string) =>
+    waitFor(
+      () => trackers.reduce((n, t) => n + t.carrying(value), 0),
+      (n) => n === total,
+      {
+        what: `${total} workloads with FLAG_FLEET=${value}`,
+        timeoutMs: 3_600_000,
+        intervalMs: 20,
+      },
+    );
+
+  await quiet("the workloads rolled out");
+  log("workloads rolled out; delivering v0");
+  await flagWrite("v0");
+  await delivered("v0");
+  await idle("v0 delivered");
+  await quiet("v0 rolled out");
+  const available = await availableDeployments(clusters);
+  const full = await operatorMemory("the operator with every cluster cached");
+  log(`cached: ${full.rssMb.toFixed(0)} MB RSS, ${full.liveHeapMb.toFixed(1)} MB live heap`);
+
+  // (a) The measured change.
+  const writesBefore = await metric("svc_operator_writes_total");
+  const changeStarted = performance.now();
+  await flagWrite("v1");
+  await delivered("v1");
+  const operatorMs = performance.now() - changeStarted;
+  await idle("v1 delivered");
+  const writes = (await metric("svc_operator_writes_total")) - writesBefore;
+  await operator.stop();
+  await quiet("v1 rolled out");
+  log(`operator delivered v1 in ${(operatorMs / 1000).toFixed(1)} s; the bare floor now`);
+  const floorMs = await bareApplies(clusters, workloads, concurrency);
+  log(`bare floor: ${(floorMs / 1000).toFixed(1)} s (${writes} operator writes); the API now`);
+
+  // (c) The API, with the operator stopped (100,000 flags would be its work, not the API's).
+  for (const t of trackers) t.stop();
+  const api = await measureApiLatency(
+    hubKc,
+    hub.controlPlane.kubeconfigPath,
+    FLAGS_NAMESPACE,
+    100,
+    Number(args.flags),
+    Number(args["flag-budget"]),
+  );
+  printResults({
+    argv: process.argv.slice(2),
+    clusterCount,
+    concurrency,
+    total,
+    available,
+    operatorMs,
+    floorMs,
+    writes,
+    baseline,
+    full,
+    api,
+  });
+} finally {
+  for (const t of trackers) t.stop();
+  for (const c of clusters.reverse()) await c.stop();
+  await rm(snapshotDir, { recursive: true, force: true });
+  forgetSnapshots();
+}
