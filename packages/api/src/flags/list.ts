@@ -11,7 +11,7 @@ import {
 } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import Type from "typebox";
-import { ListOf, listPageJson, type ListPaging } from "../http/list-reply.ts";
+import { ListOf, PAGING_QUERY, listPageJson, type ListPaging } from "../http/list-reply.ts";
 import { flagsJson, jsonArray } from "./list-json.ts";
 
 /** The query string of the flag list; `limit` and `continue` are checked by core's pager. */
@@ -22,12 +22,7 @@ export const FlagListQuery = Type.Object(
     namePrefix: Type.Optional(Type.String({ maxLength: 253, description: "Flags whose name starts so." })),
     delivery: Type.Optional(Type.Enum([...DELIVERY_KINDS])),
     phase: Type.Optional(Type.Enum([...FLAG_PHASES])),
-    limit: Type.Optional(
-      Type.String({ maxLength: 8, description: "1-1000: answer a page, {items, metadata}." }),
-    ),
-    continue: Type.Optional(
-      Type.String({ maxLength: 4096, description: "metadata.continue of the page before." }),
-    ),
+    ...PAGING_QUERY,
   },
   { additionalProperties: false },
 );

@@ -25,6 +25,16 @@ export function ListOf<T extends TSchema>(item: T) {
   });
 }
 
+/** The paging parameters of a list's query string (the flag and workload lists'). */
+export const PAGING_QUERY = {
+  limit: Type.Optional(
+    Type.String({ maxLength: 8, description: "1-1000: answer a page, {items, metadata}." }),
+  ),
+  continue: Type.Optional(
+    Type.String({ maxLength: 4096, description: "metadata.continue of the page before." }),
+  ),
+};
+
 /** How a list request pages (docs/api.md "Paged lists"). */
 export interface ListPaging {
   /** The page's size; undefined for the rest of the list. */

@@ -13,7 +13,7 @@ import {
 } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import Type from "typebox";
-import { ListOf, listPageJson, type ListPaging } from "../http/list-reply.ts";
+import { ListOf, PAGING_QUERY, listPageJson, type ListPaging } from "../http/list-reply.ts";
 import { workloadsOf } from "./read.ts";
 
 export const WorkloadListQuery = Type.Object(
@@ -23,12 +23,7 @@ export const WorkloadListQuery = Type.Object(
       Type.String({ maxLength: 253, description: "Workloads whose name starts so." }),
     ),
     kind: Type.Optional(Type.Enum([...WORKLOAD_KINDS])),
-    limit: Type.Optional(
-      Type.String({ maxLength: 8, description: "1-1000: answer a page, {items, metadata}." }),
-    ),
-    continue: Type.Optional(
-      Type.String({ maxLength: 4096, description: "metadata.continue of the page before." }),
-    ),
+    ...PAGING_QUERY,
   },
   { additionalProperties: false },
 );
