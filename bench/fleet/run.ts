@@ -196,7 +196,8 @@ try {
         await new Promise((r) => setTimeout(r, 5000));
         return (busy() - before) / 5;
       },
-      (cores) => cores < 0.25,
+      // A tenth of a core per cluster: an idle control plane and kwok's heartbeats use a few percent.
+      (cores) => cores < 0.1 * clusters.length,
       { what: `${what}: control planes quiet`, timeoutMs: 1_800_000, intervalMs: 0 },
     );
   };
