@@ -76,7 +76,8 @@ describe("svc dev on local control planes (CLUSTERS=2)", () => {
           ["welcome-message", "configMap"],
           ["sampling-rate", "sidecar"],
         ])
-          expect(demo).toContain(`${cluster}/${flag} (${kind}): Delivered`);
+          // The phase, then the status message ("delivered to 1 workload").
+          expect(demo).toContain(`${cluster}/${flag} (${kind}): Delivered  delivered to 1 workload`);
 
       const dashboardUrl = dev.field("dashboard");
       const apiUrl = dev.field("REST API");
@@ -177,7 +178,9 @@ describe("svc dev on the cluster of KUBECONFIG (SVC_DEV_KUBECONFIG=true)", () =>
     const dev = await startDev({ SVC_DEV_KUBECONFIG: "true", KUBECONFIG: controlPlane.kubeconfigPath });
     try {
       expect(dev.field("kubeconfig")).toBe(controlPlane.kubeconfigPath);
-      expect(dev.section("demo data")).toContain("local/new-checkout (envVar): Delivered");
+      expect(dev.section("demo data")).toContain(
+        "local/new-checkout (envVar): Delivered  delivered to 1 workload",
+      );
       const web = await kc
         .makeApiClient(AppsV1Api)
         .readNamespacedDeployment({ namespace: "demo", name: "web" });
