@@ -13,70 +13,26 @@ import {
   workloadName,
   type DeliveryCluster,
   type FeatureFlagResource,
-  type FeatureFlagSpec,
   type Workload,
 } from "../src/index.ts";
+import { deliveries, flagLists, labels, WORKLOAD_RULES } from "./support/arbitraries.ts";
 import { applyPlan, flag, workload } from "./support/workloads.ts";
 
-const labels = fc.dictionary(fc.constantFrom("app", "tier"), fc.constantFrom("web", "api"), { maxKeys: 2 });
-const selector = fc
-  .dictionary(fc.constantFrom("app", "tier"), fc.constantFrom("web", "api"), { minKeys: 1, maxKeys: 2 })
-  .map((matchLabels) => ({ matchLabels }));
-
-const delivery: fc.Arbitrary<FeatureFlagSpec["delivery"]> = fc.oneof(
-  fc.record({
-    envVar: fc.record({ name: fc.constantFrom("SHARED", "OTHER"), selector }, { requiredKeys: ["selector"] }),
-  }),
-  fc.record({
-    configMap: fc.record({
-      configMapName: fc.constantFrom("cm-a", "cm.b"),
-      key: fc.constantFrom("k1", "k2"),
-      selector,
-    }),
-  }),
-  fc.record({
-    sidecar: fc.record({ port: fc.constantFrom(8514, 9000), selector }, { requiredKeys: ["selector"] }),
-  }),
-);
+const delivery = deliveries(["SHARED", "OTHER"], ["k1", "k2"]);
 
 /** Rules over every field of a workload's context, choosing variant "on" or "off". */
 const rules: Record<string, unknown>[] = [
   { if: [{ "==": [{ var: "cluster" }, "east"] }, "on", "off"] },
   { if: [{ "==": [{ var: "clusterLabels.region" }, "eu"] }, "on", "off"] },
-  { if: [{ "==": [{ var: "labels.app" }, "web"] }, "on", "off"] },
-  { if: [{ in: [{ var: "kind" }, ["Deployment", "ConfigMap"]] }, "on", "off"] },
-  { if: [{ "==": [{ var: "name" }, "w2"] }, "on", null] },
-  {
-    fractional: [
-      ["on", 50],
-      ["off", 50],
-    ],
-  },
+  ...WORKLOAD_RULES,
 ];
 
-const flags = fc
-  .uniqueArray(
-    fc.record({
-      name: fc.constantFrom("a", "b", "c", "d", "e"),
-      delivery,
-      enabled: fc.boolean(),
-      value: fc.constantFrom("1", "2", '{"x":1}', "{broken"),
-      targeting: fc.option(fc.constantFrom(...rules), { nil: undefined }),
-    }),
-    { selector: (f) => f.name, maxLength: 5 },
-  )
-  .map((list) =>
-    list.map((f) =>
-      flag(f.name, f.delivery, {
-        type: "json",
-        defaultValue: f.value,
-        enabled: f.enabled,
-        ...(f.targeting === undefined
-          ? {}
-          : { variants: { on: '"on"', off: f.value }, defaultVariant: "off", targeting: f.targeting }),
-      }),
-    ),
-  );
+const flags = flagLists({
+  names: ["a", "b", "c", "d", "e"],
+  values: ["1", "2", '{"x":1}', "{broken"],
+  delivery,
+  rules,
+});
 
 /** An enabled, targeted flag: the candidate whose per-workload values the preview must show. */
 const targetedFlag = fc

@@ -18,63 +18,19 @@ import {
   type Container,
   type DeliveryCluster,
   type FeatureFlagResource,
-  type FeatureFlagSpec,
   type Volume,
   type Workload,
   type WorkloadObject,
 } from "../src/index.ts";
+import { deliveries, flagLists, labels, WORKLOAD_RULES } from "./support/arbitraries.ts";
 import { applyPlan, flag, workload } from "./support/workloads.ts";
 
-const labels = fc.dictionary(fc.constantFrom("app", "tier"), fc.constantFrom("web", "api"), { maxKeys: 2 });
-const selector = fc
-  .dictionary(fc.constantFrom("app", "tier"), fc.constantFrom("web", "api"), { minKeys: 1, maxKeys: 2 })
-  .map((matchLabels) => ({ matchLabels }));
-
-const delivery: fc.Arbitrary<FeatureFlagSpec["delivery"]> = fc.oneof(
-  fc.record({ envVar: fc.record({ name: fc.constantFrom("SHARED", "API_KEY"), selector }) }),
-  fc.record({
-    configMap: fc.record({ configMapName: fc.constantFrom("cm-a", "cm.b"), key: fc.constant("k"), selector }),
-  }),
-  fc.record({
-    sidecar: fc.record({ port: fc.constantFrom(8514, 9000), selector }, { requiredKeys: ["selector"] }),
-  }),
-);
-
-const rules: Record<string, unknown>[] = [
-  { if: [{ "==": [{ var: "labels.app" }, "web"] }, "on", "off"] },
-  { if: [{ in: [{ var: "kind" }, ["Deployment", "ConfigMap"]] }, "on", "off"] },
-  { if: [{ "==": [{ var: "name" }, "w2"] }, "on", null] },
-  {
-    fractional: [
-      ["on", 50],
-      ["off", 50],
-    ],
-  },
-];
-
-const flags = fc
-  .uniqueArray(
-    fc.record({
-      name: fc.constantFrom("a", "b", "c", "d"),
-      delivery,
-      enabled: fc.boolean(),
-      value: fc.constantFrom("1", '{"x":1}'),
-      targeting: fc.option(fc.constantFrom(...rules), { nil: undefined }),
-    }),
-    { selector: (f) => f.name, maxLength: 4 },
-  )
-  .map((list) =>
-    list.map((f) =>
-      flag(f.name, f.delivery, {
-        type: "json",
-        defaultValue: f.value,
-        enabled: f.enabled,
-        ...(f.targeting === undefined
-          ? {}
-          : { variants: { on: '"on"', off: f.value }, defaultVariant: "off", targeting: f.targeting }),
-      }),
-    ),
-  );
+const flags = flagLists({
+  names: ["a", "b", "c", "d"],
+  values: ["1", '{"x":1}'],
+  delivery: deliveries(["SHARED", "API_KEY"], ["k"]),
+  rules: WORKLOAD_RULES,
+});
 
 const cluster: DeliveryCluster = { id: "east", labels: { region: "eu" } };
 
