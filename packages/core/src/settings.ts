@@ -31,7 +31,8 @@ export interface SettingsReader {
   /** One of `allowed`, spelt exactly. */
   oneOf: <T extends string>(name: string, allowed: readonly T[], fallback: T) => T;
   /** Any non-empty text. */
-  text: (name: string, fallback: string) => string;
+  /** Free text; `accepted` tells the help what it must be when the caller checks it. */
+  text: (name: string, fallback: string, accepted?: string) => string;
   /** Records a problem found by a rule of the caller's own (a URL scheme, a required variable). */
   problem: (name: string, message: string) => void;
   /** Every problem so far, in the order the variables were read. */
@@ -148,8 +149,8 @@ export function settingsReader(env: Environment): SettingsReader {
       const found = allowed.find((candidate) => candidate === value);
       return found ?? refuse(name, `must be one of: ${allowed.join(", ")}`, value, fallback);
     },
-    text: (name, fallback) => {
-      note(name, fallback, "text");
+    text: (name, fallback, accepted = "text") => {
+      note(name, fallback, accepted);
       return raw(name) ?? fallback;
     },
     problem: (name, message) => {

@@ -72,11 +72,15 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
  * variable's name instead of failing every workload apply (422) or every pod (InvalidImageName).
  */
 function readSidecarSettings(read: SettingsReader): SidecarSettings {
-  const image = read.text("SVC_SIDECAR_IMAGE", DEFAULT_SIDECAR_IMAGE);
+  const image = read.text(
+    "SVC_SIDECAR_IMAGE",
+    DEFAULT_SIDECAR_IMAGE,
+    "an image reference (name:tag or name@sha256:…)",
+  );
   const imageProblem = imageReferenceProblem(image);
   if (imageProblem !== undefined) read.problem("SVC_SIDECAR_IMAGE", imageProblem);
   const quantity = (name: string, fallback: string) => {
-    const text = read.text(name, fallback);
+    const text = read.text(name, fallback, "a Kubernetes quantity (100m, 0.5, 64Mi)");
     const value = quantityValue(text);
     if (value === undefined)
       read.problem(
