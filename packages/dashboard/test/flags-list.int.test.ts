@@ -129,6 +129,9 @@ describe("seeing the list", () => {
     page.on("response", (response) => {
       if (new URL(response.url()).pathname === "/api/v1/flags") polls.push(response.status());
     });
+    // A 304 read to its end: a body left unread made the browser count each poll as aborted.
+    const failed: string[] = [];
+    page.on("requestfailed", (request) => failed.push(`${request.url()} ${request.failure()?.errorText}`));
     // Polled every 3 s: the list did not change, so the API answers 304 and sends no body.
     await expect
       .poll(() => polls.filter((status) => status === 304).length, { timeout: 20_000 })
@@ -137,6 +140,7 @@ describe("seeing the list", () => {
     await createFlag("made-elsewhere", "Created through the API by someone else", "admin");
     await page.getByRole("link", { name: "made-elsewhere" }).waitFor({ timeout: 15_000 });
     expect(polls).toContain(200);
+    expect(failed).toEqual([]);
     await page.close();
   });
 

@@ -130,7 +130,11 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   }
   setUnreachable(undefined);
   if (response.status === 401 && hooks.token !== undefined) hooks.onUnauthorized();
-  if (response.status === 304 && last !== undefined) return last.body as T;
+  if (response.status === 304 && last !== undefined) {
+    // Read to its (empty) end, or the browser counts the request as aborted.
+    await response.arrayBuffer();
+    return last.body as T;
+  }
   if (!response.ok) throw new ApiError(response.status, await errorMessage(response));
   const type = response.headers.get("content-type") ?? "";
   if (!type.includes("json")) return (await response.text()) as T;
