@@ -32,3 +32,4 @@ export * from "./kubeconfig.ts";
 export * from "./delivered-value.ts";
 export * from "./trim.ts";
 export * from "./paging.ts";
+export * from "./cluster-assignment.ts";
