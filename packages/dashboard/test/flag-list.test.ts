@@ -1,8 +1,12 @@
 import type { FlagView } from "@svc/core/browser";
 import { describe, expect, it } from "vitest";
 import {
+  countLabel,
   DEFAULT_VIEW,
   flagHref,
+  isPagedList,
+  loadedFlags,
+  namePrefixOf,
   paramsFromView,
   valueSummary,
   viewFromParams,
@@ -94,5 +98,35 @@ describe("row helpers", () => {
 
   it("links to the flag's page with each part encoded", () => {
     expect(flagHref({ clusterId: "local", namespace: "shop", name: "a.b" })).toBe("/flags/local/shop/a.b");
+  });
+});
+
+describe("paged lists", () => {
+  const page = (names: string[], remaining: number, next?: string) => ({
+    items: names.map((name) => flag(name)),
+    metadata: { ...(next === undefined ? {} : { continue: next }), remainingItemCount: remaining },
+  });
+
+  it("pages through the server only when the first page continues", () => {
+    expect(isPagedList(undefined)).toBe(false);
+    expect(isPagedList(page(["a", "b"], 0))).toBe(false);
+    expect(isPagedList(page(["a", "b"], 5, "token"))).toBe(true);
+  });
+
+  it("shows the loaded pages in order and counts the whole list", () => {
+    const loaded = loadedFlags([page(["a", "b"], 3, "t1"), page(["c", "d"], 1, "t2")]);
+    expect(loaded.flags.map((f) => f.name)).toEqual(["a", "b", "c", "d"]);
+    expect(loaded.total).toBe(5);
+    expect(loadedFlags([])).toEqual({ flags: [], total: 0 });
+  });
+
+  it("searches the server by the name prefix flag names can have", () => {
+    expect(namePrefixOf("  New-Checkout ")).toBe("new-checkout");
+    expect(namePrefixOf("   ")).toBe("");
+  });
+
+  it("says how many flags match of how many", () => {
+    expect(countLabel(5, 5)).toBe("5 flags");
+    expect(countLabel(2, 5)).toBe("2 of 5 flags");
   });
 });

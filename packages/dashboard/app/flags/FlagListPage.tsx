@@ -1,41 +1,13 @@
-import { deliveryKind, type FlagView } from "@svc/core/browser";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
 import { useClusters } from "../clusters/queries.ts";
 import { useCan } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
-import { EmptyState, QueryState } from "../ui/states.tsx";
-import { relativeTime } from "../ui/time.ts";
-import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
-import { DeleteFlagButton, FlagEnabledSwitch } from "./FlagRowActions.tsx";
-import {
-  flagHref,
-  paramsFromView,
-  valueSummary,
-  viewFromParams,
-  visibleFlags,
-  type ListView,
-  type SortKey,
-} from "./list-model.ts";
-import { useFlags } from "./queries.ts";
-import { targetingSummary } from "./targeting-model.ts";
-
-const COLUMNS: { key: SortKey | undefined; label: string }[] = [
-  { key: "name", label: "Name" },
-  { key: "cluster", label: "Cluster" },
-  { key: "namespace", label: "Namespace" },
-  { key: "type", label: "Type" },
-  { key: undefined, label: "Value" },
-  { key: undefined, label: "Delivery" },
-  { key: "state", label: "Enabled" },
-  { key: "phase", label: "Status" },
-  { key: "updated", label: "Updated" },
-  { key: undefined, label: "Actions" },
-];
-
-const ROW_HEIGHT = 49;
+import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
+import { FlagTable } from "./FlagTable.tsx";
+import { countLabel, paramsFromView, viewFromParams, type ListView, type SortKey } from "./list-model.ts";
+import { useFlagList } from "./useFlagList.ts";
 
 /**
  * The search box holds what is typed in its own state. The router writes the URL in a React
@@ -113,131 +85,11 @@ function Filters({ view, update }: { view: ListView; update: (patch: Partial<Lis
   );
 }
 
-function FlagRow({ flag }: { flag: FlagView }) {
-  const targeting = targetingSummary(flag);
-  return (
-    <tr>
-      <td>
-        <Link to={flagHref(flag)} className="strong">
-          {flag.name}
-        </Link>
-        {flag.description !== "" && <div className="hint clip">{flag.description}</div>}
-      </td>
-      <td>{flag.clusterId}</td>
-      <td>{flag.namespace}</td>
-      <td>{flag.type}</td>
-      <td className="mono clip" title={flag.defaultValue}>
-        {valueSummary(flag.defaultValue)}
-        {targeting !== undefined && (
-          <span className="badge targeting" title="the value differs by context (targeting)">
-            {targeting}
-          </span>
-        )}
-      </td>
-      <td>{deliveryKind(flag.delivery)}</td>
-      <td>
-        <FlagEnabledSwitch flag={flag} />
-      </td>
-      <td>
-        <FlagPhaseBadge flag={flag} />
-      </td>
-      <td title={flag.updatedAt}>{relativeTime(flag.updatedAt)}</td>
-      <td>
-        <DeleteFlagButton flag={flag} />
-      </td>
-    </tr>
-  );
-}
-
-/** Only the rows in view are in the page, so thousands of flags scroll and filter smoothly. */
-function FlagTable({
-  flags,
-  view,
-  sortBy,
-}: {
-  flags: FlagView[];
-  view: ListView;
-  sortBy: (key: SortKey) => void;
-}) {
-  const scroller = useRef<HTMLDivElement>(null);
-  const rows = useVirtualizer({
-    count: flags.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const items = rows.getVirtualItems();
-  const before = items[0]?.start ?? 0;
-  const after = rows.getTotalSize() - (items.at(-1)?.end ?? 0);
-  return (
-    <div className="table-wrap flag-table" ref={scroller}>
-      <table aria-rowcount={flags.length + 1}>
-        <thead>
-          <tr>
-            {COLUMNS.map((column) => {
-              const sorted = column.key !== undefined && column.key === view.sort;
-              return (
-                <th
-                  key={column.label}
-                  scope="col"
-                  aria-sort={sorted ? (view.direction === "asc" ? "ascending" : "descending") : undefined}
-                >
-                  {column.key === undefined ? (
-                    column.label
-                  ) : (
-                    <button
-                      type="button"
-                      className="sort"
-                      onClick={() => {
-                        if (column.key !== undefined) sortBy(column.key);
-                      }}
-                    >
-                      {column.label}
-                      <span aria-hidden="true">{sorted ? (view.direction === "asc" ? " ▲" : " ▼") : ""}</span>
-                    </button>
-                  )}
-                </th>
-              );
-            })}
-          </tr>
-        </thead>
-        <tbody>
-          {before > 0 && (
-            <tr aria-hidden="true" className="spacer" style={{ height: before }}>
-              <td colSpan={COLUMNS.length} />
-            </tr>
-          )}
-          {items.map((item) => {
-            const flag = flags[item.index];
-            return flag === undefined ? null : (
-              <FlagRow key={`${flag.clusterId}/${flag.namespace}/${flag.name}`} flag={flag} />
-            );
-          })}
-          {after > 0 && (
-            <tr aria-hidden="true" className="spacer" style={{ height: after }}>
-              <td colSpan={COLUMNS.length} />
-            </tr>
-          )}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 export function FlagListPage() {
   const can = useCan();
   const [params, setParams] = useSearchParams();
   const view = viewFromParams(params);
-  const flags = useFlags({
-    ...(view.clusterId === "" ? {} : { clusterId: view.clusterId }),
-    ...(view.namespace === "" ? {} : { namespace: view.namespace }),
-  });
-  // Typing stays responsive: the input updates at once, the table when React has time.
-  const search = useDeferredValue(view.search);
-  const shown = useMemo(
-    () => visibleFlags(flags.data ?? [], { search, sort: view.sort, direction: view.direction }),
-    [flags.data, search, view.sort, view.direction],
-  );
+  const list = useFlagList(view);
   const update = (patch: Partial<ListView>) => {
     setParams(paramsFromView({ ...view, ...patch }), { replace: true });
   };
@@ -259,16 +111,20 @@ export function FlagListPage() {
         }
       />
       <Filters view={view} update={update} />
-      <QueryState query={flags} what="flags">
-        {(all) =>
-          shown.length > 0 ? (
+      <QueryState query={list.query} what="flags">
+        {(rows) =>
+          rows.flags.length > 0 ? (
             <>
               <p className="hint" aria-live="polite">
-                {shown.length === all.length
-                  ? `${all.length} flags`
-                  : `${shown.length} of ${all.length} flags`}
+                {countLabel(rows.matching, rows.total)}
               </p>
-              <FlagTable flags={shown} view={view} sortBy={sortBy} />
+              <FlagTable
+                flags={rows.flags}
+                view={view}
+                sortBy={rows.sortable ? sortBy : undefined}
+                onNearEnd={list.loadMore}
+              />
+              {list.loadingMore && <Loading what="more flags" />}
             </>
           ) : filtered ? (
             <EmptyState title="No flag matches these filters">

@@ -1,7 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
 import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
 import type { Evaluation } from "@svc/core/flagd";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+import type { FlagPage } from "./list-model.ts";
 
 /** Where a flag lives: a flag is a FeatureFlag in one namespace of one cluster. */
 export interface FlagAddress {
@@ -13,7 +20,15 @@ export interface FlagAddress {
 export interface FlagFilter {
   clusterId?: string;
   namespace?: string;
+  /** The API's name-prefix filter, used once the list is paged (see `isPagedList`). */
+  namePrefix?: string;
 }
+
+/**
+ * Flags per page of the list. A list that fits one page is held whole and searched and sorted in
+ * the browser; a larger one is paged and searched by the server (docs/dashboard.md "Large lists").
+ */
+export const FLAG_PAGE_SIZE = 100;
 
 export interface FlagPreview {
   flag: FlagView;
@@ -25,16 +40,29 @@ const flagPath = (a: FlagAddress) =>
 
 export const flagKeys = {
   all: ["flags"] as const,
-  list: (filter: FlagFilter) => ["flags", "list", filter] as const,
+  pages: (filter: FlagFilter) => ["flags", "pages", filter] as const,
   one: (a: FlagAddress) => ["flags", "one", a.clusterId, a.namespace, a.name] as const,
 };
 
-/** The flag list, refreshed every few seconds so others' changes appear without a reload. */
-export function useFlags(filter: FlagFilter = {}) {
-  return useQuery({
-    queryKey: flagKeys.list(filter),
-    queryFn: ({ signal }) => api<FlagView[]>("/api/v1/flags", { query: { ...filter }, signal }),
-    refetchInterval: LIVE_REFRESH_MS,
+/**
+ * The flag list a page at a time, following `continue` as the table scrolls to its end. While
+ * `live`, every loaded page is polled conditionally (ETag/304: an unchanged page costs no body);
+ * the rows shown stay on screen while the next filter's first page loads, and an answer to an
+ * older filter lands under its own key, never in the list shown.
+ */
+export function useFlagPages(filter: FlagFilter, { live, enabled }: { live: boolean; enabled: boolean }) {
+  return useInfiniteQuery({
+    queryKey: flagKeys.pages(filter),
+    queryFn: ({ pageParam, signal }) =>
+      api<FlagPage>("/api/v1/flags", {
+        query: { ...filter, limit: FLAG_PAGE_SIZE, continue: pageParam },
+        signal,
+      }),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.metadata.continue,
+    refetchInterval: live ? LIVE_REFRESH_MS : false,
+    placeholderData: keepPreviousData,
+    enabled,
   });
 }
 

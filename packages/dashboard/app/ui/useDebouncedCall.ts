@@ -8,6 +8,20 @@ export type CallState<T> =
 
 const DEBOUNCE_MS = 400;
 
+/** `value` once it has stood still for `delayMs` (the first value at once). */
+export function useDebouncedValue<T>(value: T, delayMs = DEBOUNCE_MS): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setSettled(value);
+    }, delayMs);
+    return () => {
+      clearTimeout(timer);
+    };
+  }, [value, delayMs]);
+  return settled;
+}
+
 /**
  * The answer to a request that follows what the user types: sent DEBOUNCE_MS after the request
  * last changed, an older one aborted and its answer dropped. `request` is compared by value (a
