@@ -59,7 +59,7 @@ export class ClusterQueues {
   /** Starts (or, when connected already, restarts on the new connection) the cluster's controller, queue and rescans. */
   connect(cluster: ConnectedCluster): void {
     // The old connection's reconciles are canceled; every key is queued again below.
-    this.disconnect(cluster.id);
+    void this.disconnect(cluster.id);
     const writer = this.#options.writer(cluster);
     const work: ClusterWork = {
       writer,
@@ -81,17 +81,24 @@ export class ClusterQueues {
 
   /**
    * Stops the cluster's controller, rescans and queue (its keys are dropped, those in flight
-   * canceled) and closes its connections once nothing uses them.
+   * canceled) and closes its connections once nothing uses them. Resolves then (at once when
+   * the cluster was not connected): a sharded replica hands a cluster's Lease back only after.
    */
-  disconnect(id: string): void {
+  disconnect(id: string): Promise<void> {
     const work = this.#clusters.get(id);
-    if (work === undefined) return;
+    if (work === undefined) return Promise.resolve();
     this.#clusters.delete(id);
     clearTimeout(work.rescan);
     work.controller.stop();
     const draining = work.queue.shutDown().then(() => work.writer.close());
     this.#draining.add(draining);
     void draining.finally(() => this.#draining.delete(draining));
+    return draining;
+  }
+
+  /** Whether the cluster's queue runs here. */
+  connected(id: string): boolean {
+    return this.#clusters.has(id);
   }
 
   /** Queues every key of the cluster (after an outage or sync: the caches may hold changes not yet seen). */
@@ -108,7 +115,7 @@ export class ClusterQueues {
 
   /** Disconnects every cluster and resolves once their reconciles in flight are done and their connections closed. */
   async shutDown(): Promise<void> {
-    for (const id of [...this.#clusters.keys()]) this.disconnect(id);
+    for (const id of [...this.#clusters.keys()]) void this.disconnect(id);
     while (this.#draining.size > 0) await Promise.all([...this.#draining]);
   }
 

@@ -27,6 +27,8 @@ export interface OperatorConfig {
   metricsHost: string;
   /** Whether to act only while holding the Lease svc-operator in systemNamespace. */
   leaderElection: boolean;
+  /** Whether every replica acts, each on the clusters whose Lease it holds (sharding.ts); replaces leader election. */
+  sharding: boolean;
   /** This replica's name in the Lease (the pod name in a cluster). */
   identity: string;
   leaseDurationMs: number;
@@ -58,6 +60,7 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
     metricsPort: read.port("SVC_OPERATOR_METRICS_PORT", DEFAULT_OPERATOR_METRICS_PORT),
     metricsHost: read.text("SVC_OPERATOR_METRICS_HOST", "0.0.0.0"),
     leaderElection: read.boolean("SVC_OPERATOR_LEADER_ELECTION", true),
+    sharding: read.boolean("SVC_OPERATOR_SHARDING", false),
     identity: read.text("SVC_OPERATOR_IDENTITY", env["HOSTNAME"] ?? "") || `svc-operator-${process.pid}`,
     leaseDurationMs: read.durationMs("SVC_OPERATOR_LEASE_DURATION", 15_000, { min: 2_000, max: 300_000 }),
     sidecar: readSidecarSettings(read),

@@ -1,7 +1,6 @@
 // `svc operator`: delivers FeatureFlags to the workloads of every registered cluster and keeps
 // the flags' status. runOperator wires the parts (cluster registry → a controller and work
 // queue per cluster, leader election, metrics server) and owns their lifecycle (lifecycle.ts).
-import { createServer, type Server } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -21,6 +20,8 @@ import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
 import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } from "./lifecycle.ts";
 import { createOperatorMetrics, queueObservers } from "./metrics.ts";
+import { metricsServer } from "./metrics-server.ts";
+import { ClusterShards } from "./sharding.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
 export { DELIVERY_FINALIZER } from "@svc/core";
@@ -36,7 +37,7 @@ export interface OperatorOptions extends OperatorConfig {
 export interface RunningOperator {
   /** http://host:port of /metrics, /healthz and /readyz. */
   metricsUrl: string;
-  /** Resolves once this replica leads and every cluster's keys are queued. */
+  /** Resolves once this replica leads (sharding: took its clusters' Leases) and every cluster's keys are queued. */
   ready: Promise<void>;
   /** Resolves when nothing is queued, in flight or waiting for a retry, and no cluster status is being written (tests, benchmarks). */
   idle: () => Promise<void>;
@@ -148,9 +149,29 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   let markStopped: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (markStopped = resolve));
 
+  /** With sharding, the clusters whose Lease this replica holds: the registry connects only those. */
+  const shards = options.sharding
+    ? new ClusterShards({
+        writer: hubWriter,
+        namespace: options.systemNamespace,
+        identity: options.identity,
+        leaseDurationMs: options.leaseDurationMs,
+        now,
+        logger: log,
+        registered: () => registry?.registeredIds() ?? [],
+        onHeldChange: () => {
+          metrics.clustersHeld.set(shards?.heldCount ?? 0);
+          registry?.refresh();
+        },
+        stopCluster: (id) => clusters.disconnect(id),
+      })
+    : undefined;
+  const mayAct = (id: string) => shards?.holds(id) ?? true;
+  let sharding: Promise<void> | undefined;
+
   const connect = (cluster: ConnectedCluster) => {
-    // A registry event that arrives while closing connects nothing.
-    if (holdsLead(state)) clusters.connect(cluster);
+    // A registry event that arrives while closing, or for a cluster handed over, connects nothing.
+    if (holdsLead(state) && mayAct(cluster.id)) clusters.connect(cluster);
   };
 
   /**
@@ -173,6 +194,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         systemNamespace: options.systemNamespace,
         requestTimeoutMs: options.requestTimeoutMs,
         logger: log,
+        connects: mayAct,
         ...options.registry,
       },
       startUp.signal,
@@ -191,10 +213,18 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     });
     await statusReporter.registerLocalCluster();
     stillStarting();
+    if (shards !== undefined) {
+      // Takes this replica's clusters before it reports ready; they connect as their Leases are taken.
+      let firstRound: () => void = () => undefined;
+      const tookClusters = new Promise<void>((resolve) => (firstRound = resolve));
+      sharding = shards.run(stopping.signal, firstRound);
+      await Promise.race([tookClusters, sharding]);
+      stillStarting();
+    }
     for (const cluster of started.list()) connect(cluster);
     started.onChange((event) => {
       const cluster = started.get(event.id);
-      if (event.type === "removed" || cluster === undefined) clusters.disconnect(event.id);
+      if (event.type === "removed" || cluster === undefined) void clusters.disconnect(event.id);
       else if (event.type === "added" || event.type === "changed") connect(cluster);
       // Back to ready after syncing or an outage: the caches may hold changes not yet seen.
       else if (cluster.health().state === "ready") clusters.enqueueAll(event.id);
@@ -217,7 +247,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
   };
   let close: () => Promise<void> = () => Promise.resolve();
   let electing: Promise<void> | undefined;
-  if (options.leaderElection)
+  if (options.leaderElection && !options.sharding)
     electing = runLeaderElection({
       writer: hubWriter,
       namespace: options.systemNamespace,
@@ -232,6 +262,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         void close().then(markStopped);
       },
     });
+  // With sharding every replica acts: the cluster Leases decide where.
   else lead();
 
   let closing: Promise<void> | undefined;
@@ -246,6 +277,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       await statusReporter?.close();
       stopping.abort();
       await electing;
+      // Hands the held clusters' Leases back (their queues are stopped above).
+      await sharding;
       await registry?.close();
       await hubWriter.close();
       server.close();
@@ -265,26 +298,4 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     stopped,
     close,
   };
-}
-
-/** /metrics, /healthz (the process runs) and /readyz (it leads, or stands by ready to). */
-function metricsServer(metrics: () => Promise<string>, contentType: string, leading: () => boolean): Server {
-  return createServer((request, response) => {
-    const path = (request.url ?? "/").split("?")[0];
-    if (request.method !== "GET") {
-      response.writeHead(405, { "content-type": "application/json" }).end('{"error":"only GET is served"}');
-    } else if (path === "/metrics") {
-      metrics().then(
-        (text) => response.writeHead(200, { "content-type": contentType }).end(text),
-        (error: unknown) =>
-          response
-            .writeHead(500, { "content-type": "application/json" })
-            .end(JSON.stringify({ error: String(error) })),
-      );
-    } else if (path === "/healthz" || path === "/readyz") {
-      response.writeHead(200, { "content-type": "text/plain", "x-svc-leader": String(leading()) }).end("ok");
-    } else {
-      response.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
-    }
-  });
 }

@@ -7,8 +7,8 @@ import type { Logger, ObjectWriter } from "@svc/kube";
 
 export const LEASE_NAME = "svc-operator";
 
-interface LeaseJson {
-  metadata: { resourceVersion?: string };
+export interface LeaseJson {
+  metadata: { name?: string; resourceVersion?: string; labels?: Record<string, string> };
   spec?: {
     holderIdentity?: string;
     leaseDurationSeconds?: number;
@@ -16,6 +16,13 @@ interface LeaseJson {
     acquireTime?: string;
     leaseTransitions?: number;
   };
+}
+
+/** A Lease in the hub: its name, namespace and (for those listed by label) labels. */
+export interface LeaseRef {
+  name: string;
+  namespace: string;
+  labels?: Record<string, string>;
 }
 
 export interface LeaderElectionOptions {
@@ -37,67 +44,98 @@ function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-/** Whether the Lease may be taken by `identity` at `now`: it holds it, or the holder let it expire. */
-export function mayAcquire(lease: LeaseJson["spec"], identity: string, now: Date): boolean {
-  if (lease?.holderIdentity === undefined || lease.holderIdentity === "" || lease.holderIdentity === identity)
-    return true;
+/** Whether someone holds the Lease at `now`: a holder is named and renewed it within the duration. */
+export function isHeld(lease: LeaseJson["spec"], now: Date): boolean {
+  if (lease?.holderIdentity === undefined || lease.holderIdentity === "") return false;
   const renewed = Date.parse(lease.renewTime ?? "");
   const durationMs = (lease.leaseDurationSeconds ?? 0) * 1000;
-  return !Number.isFinite(renewed) || renewed + durationMs < now.getTime();
+  return Number.isFinite(renewed) && renewed + durationMs >= now.getTime();
+}
+
+/** Whether the Lease may be taken by `identity` at `now`: it holds it, or nobody does. */
+export function mayAcquire(lease: LeaseJson["spec"], identity: string, now: Date): boolean {
+  return lease?.holderIdentity === identity || !isHeld(lease, now);
+}
+
+/** The Lease's reference for the writer (with its labels, for a create or apply). */
+export function leaseObject(lease: LeaseRef) {
+  return {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: lease.name, namespace: lease.namespace, ...(lease.labels && { labels: lease.labels }) },
+  };
+}
+
+/**
+ * Takes or renews the Lease for `identity`: true when it holds it now, false when another
+ * holder renewed it within its duration. Every update is conditional on the resourceVersion
+ * read: a replica that read an older Lease gets a 409 (thrown), so two never both hold it.
+ */
+export async function acquireLease(
+  writer: ObjectWriter,
+  lease: LeaseRef,
+  identity: string,
+  leaseDurationMs: number,
+  at: Date,
+): Promise<boolean> {
+  const ref = leaseObject(lease);
+  const durationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
+  const current = await writer.read<LeaseJson>(ref);
+  if (current === undefined) {
+    const spec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: durationSeconds,
+      acquireTime: microTime(at),
+      renewTime: microTime(at),
+      leaseTransitions: 0,
+    };
+    return (await writer.create({ ...ref, spec })) !== undefined;
+  }
+  if (!mayAcquire(current.spec, identity, at)) return false;
+  const taking = current.spec?.holderIdentity !== identity;
+  const spec = {
+    holderIdentity: identity,
+    leaseDurationSeconds: durationSeconds,
+    acquireTime: taking ? microTime(at) : (current.spec?.acquireTime ?? microTime(at)),
+    renewTime: microTime(at),
+    leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (taking ? 1 : 0),
+  };
+  await writer.apply(
+    { ...ref, metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion }, spec },
+    { force: true },
+  );
+  return true;
+}
+
+/** Hands the Lease back (an empty holder) when `identity` holds it, so another takes it at once rather than after it expires. */
+export async function releaseLease(
+  writer: ObjectWriter,
+  lease: LeaseRef,
+  identity: string,
+  at: Date,
+): Promise<void> {
+  const ref = leaseObject(lease);
+  const current = await writer.read<LeaseJson>(ref);
+  if (current?.spec?.holderIdentity !== identity) return;
+  await writer.apply(
+    {
+      ...ref,
+      metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion },
+      spec: { ...current.spec, holderIdentity: "", renewTime: microTime(at) },
+    },
+    { force: true },
+  );
 }
 
 export async function runLeaderElection(options: LeaderElectionOptions): Promise<void> {
   const { writer, namespace, identity, leaseDurationMs, now, logger, signal } = options;
-  const ref = {
-    apiVersion: "coordination.k8s.io/v1",
-    kind: "Lease",
-    metadata: { name: LEASE_NAME, namespace },
-  };
-  const durationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
+  const lease = { name: LEASE_NAME, namespace };
   let leading = false;
   let lastRenew = 0;
-  const tryAcquire = async (): Promise<boolean> => {
-    const current = await writer.read<LeaseJson>(ref);
-    const at = now();
-    if (current === undefined) {
-      const spec = {
-        holderIdentity: identity,
-        leaseDurationSeconds: durationSeconds,
-        acquireTime: microTime(at),
-        renewTime: microTime(at),
-        leaseTransitions: 0,
-      };
-      return (await writer.create({ ...ref, spec })) !== undefined;
-    }
-    if (!mayAcquire(current.spec, identity, at)) return false;
-    const taking = current.spec?.holderIdentity !== identity;
-    const spec = {
-      holderIdentity: identity,
-      leaseDurationSeconds: durationSeconds,
-      acquireTime: taking ? microTime(at) : (current.spec?.acquireTime ?? microTime(at)),
-      renewTime: microTime(at),
-      leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (taking ? 1 : 0),
-    };
-    // The resourceVersion makes it conditional: a replica that read an older Lease gets 409.
-    await writer.apply(
-      { ...ref, metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion }, spec },
-      { force: true },
-    );
-    return true;
-  };
   /** On shutdown the leader hands the Lease back, so a standby takes over at once rather than after it expires. */
   const release = async () => {
     try {
-      const current = await writer.read<LeaseJson>(ref);
-      if (current?.spec?.holderIdentity !== identity) return;
-      await writer.apply(
-        {
-          ...ref,
-          metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion },
-          spec: { ...current.spec, holderIdentity: "", renewTime: microTime(now()) },
-        },
-        { force: true },
-      );
+      await releaseLease(writer, lease, identity, now());
     } catch (error) {
       logger.warn({ err: error }, "leader election: the Lease could not be released; it expires by itself");
     }
@@ -105,7 +143,7 @@ export async function runLeaderElection(options: LeaderElectionOptions): Promise
   while (!signal.aborted) {
     let held = false;
     try {
-      held = await tryAcquire();
+      held = await acquireLease(writer, lease, identity, leaseDurationMs, now());
     } catch (error) {
       logger.warn({ err: error }, "leader election: the Lease could not be read or written");
     }

@@ -103,7 +103,12 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
     }),
     leader: new Gauge({
       name: "svc_operator_leader",
-      help: "1 while this replica holds the leader Lease and acts, else 0",
+      help: "1 while this replica holds the leader Lease and acts (with sharding: while it runs), else 0",
+      registers: [registry],
+    }),
+    clustersHeld: new Gauge({
+      name: "svc_operator_clusters_held",
+      help: "Clusters whose Lease this replica holds and acts on (sharding by cluster)",
       registers: [registry],
     }),
     clusterPhase: new Gauge({

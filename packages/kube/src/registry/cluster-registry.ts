@@ -30,6 +30,11 @@ export interface ClusterRegistryOptions {
   backoff?: BackoffPolicy;
   random?: () => number;
   logger?: Logger;
+  /**
+   * Which registered clusters this process connects (a sharded operator replica: those whose
+   * Lease it holds). Default: all. Asked again at each change and on refresh().
+   */
+  connects?: (id: string) => boolean;
 }
 
 export type ClusterRegistryEvent = { type: "added" | "removed" | "changed" | "health"; id: string };
@@ -62,6 +67,7 @@ export class ClusterRegistry {
       startTimeoutMs: 30_000,
       backoff: DEFAULT_BACKOFF,
       random: Math.random,
+      connects: () => true,
       ...options,
       logger,
     };
@@ -134,6 +140,16 @@ export class ClusterRegistry {
     return this.#clusters.get(id)?.runtime;
   }
 
+  /** The ids of every registered cluster, connected here or not: the local one and each ClusterConnection's. */
+  registeredIds(): string[] {
+    return [...this.#registered().keys()];
+  }
+
+  /** Connects and disconnects clusters as `connects` now answers. */
+  refresh(): void {
+    this.#queueReconcile();
+  }
+
   onChange(listener: (event: ClusterRegistryEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -189,6 +205,21 @@ export class ClusterRegistry {
     await Promise.race([synced, abort]);
   }
 
+  /** Each registered cluster's id and ClusterConnection (none for a local cluster not registered yet). */
+  #registered(): Map<string, ClusterConnectionResource | undefined> {
+    const { localClusterId, systemNamespace } = this.#options;
+    const registered = new Map<string, ClusterConnectionResource | undefined>([
+      [localClusterId, this.#connections.get(systemNamespace, localClusterId)],
+    ]);
+    // Until both are listed, a connection could look as if its Secret were missing.
+    if (this.#hubSynced())
+      for (const connection of this.#connections.list()) registered.set(connection.metadata.name, connection);
+    else
+      for (const id of this.#clusters.keys())
+        if (!registered.has(id)) registered.set(id, this.#connections.get(systemNamespace, id));
+    return registered;
+  }
+
   #hubSynced(): boolean {
     return this.#hubReflectors.every((r) => r.outcome().synced);
   }
@@ -205,16 +236,8 @@ export class ClusterRegistry {
   /** Brings the running clusters in line with the ClusterConnections and Secrets in the cache. */
   #reconcile(): void {
     if (this.#closed) return;
-    const { localClusterId, systemNamespace } = this.#options;
-    const desired = new Map<string, ClusterConnectionResource | undefined>([
-      [localClusterId, this.#connections.get(systemNamespace, localClusterId)],
-    ]);
-    // Until both are listed, a connection could look as if its Secret were missing.
-    if (this.#hubSynced())
-      for (const connection of this.#connections.list()) desired.set(connection.metadata.name, connection);
-    else
-      for (const id of this.#clusters.keys())
-        if (!desired.has(id)) desired.set(id, this.#connections.get(systemNamespace, id));
+    const desired = this.#registered();
+    for (const id of desired.keys()) if (!this.#options.connects(id)) desired.delete(id);
     const events: ClusterRegistryEvent[] = [];
     for (const [id, entry] of [...this.#clusters]) {
       if (desired.has(id)) continue;
@@ -224,7 +247,7 @@ export class ClusterRegistry {
     }
     for (const [id, connection] of desired) {
       const secret = this.#secretOf(connection);
-      const fingerprint = connectionFingerprint(id === localClusterId, connection, secret);
+      const fingerprint = connectionFingerprint(id === this.#options.localClusterId, connection, secret);
       const current = this.#clusters.get(id);
       if (current?.fingerprint === fingerprint) continue;
       if (current !== undefined) this.#closeInBackground(current.runtime);

@@ -1,0 +1,209 @@
+// Sharding by cluster: every replica is active and acts on the clusters whose Lease it holds.
+// Each round (a third of the Lease duration) a replica renews its presence Lease, lists the
+// others' to learn the live replicas, computes core's assignClusters from them and the
+// registered clusters, and then, per cluster: renews or takes the Lease of a cluster assigned
+// to it (only when free, expired or its own: acquireLease), or, for one it holds but no longer
+// owns (a replica joined), stops that cluster's work, waits for its writes in flight, and hands
+// the Lease back so the new owner takes it at its next round. A Lease it cannot renew within
+// two thirds of the duration stops that cluster at once, before anyone may take it over: one
+// writer per cluster at any time, as with the single leader Lease (leader-election.ts).
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { assignClusters, isDns1123Subdomain } from "@svc/core";
+import type { Logger, ObjectWriter } from "@svc/kube";
+import {
+  acquireLease,
+  isHeld,
+  leaseObject,
+  releaseLease,
+  type LeaseJson,
+  type LeaseRef,
+} from "./leader-election.ts";
+
+/** The label of every replica's presence Lease, by which replicas list each other. */
+export const REPLICA_LEASE_LABEL = "svc.io/operator-replica";
+
+/** The Lease of cluster `id` (a DNS label, so the name is always valid). */
+export function clusterLeaseName(id: string): string {
+  return `svc-cluster-${id}`;
+}
+
+/** A replica's presence Lease: its identity when that makes a valid name, else a stem and a hash of it. */
+export function replicaLeaseName(identity: string): string {
+  const plain = `svc-operator-replica-${identity}`;
+  if (isDns1123Subdomain(plain)) return plain;
+  const digest = createHash("sha256").update(identity).digest("hex").slice(0, 8);
+  const stem = identity
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .slice(0, 40)
+    .replace(/^-+|-+$/g, "");
+  return `svc-operator-replica-${stem === "" ? "" : `${stem}-`}${digest}`;
+}
+
+export interface ClusterShardsOptions {
+  /** Writes to the hub, where the Leases are. */
+  writer: ObjectWriter;
+  namespace: string;
+  identity: string;
+  leaseDurationMs: number;
+  now: () => Date;
+  logger: Logger;
+  /** The ids of every registered cluster. */
+  registered: () => string[];
+  /** Told when the held clusters changed (connect or disconnect them). */
+  onHeldChange: () => void;
+  /** Stops a cluster's work; resolves once its writes in flight are done. */
+  stopCluster: (id: string) => Promise<void>;
+}
+
+export class ClusterShards {
+  readonly #options: ClusterShardsOptions;
+  /** Clusters whose Lease this replica holds, with the time of their last renewal. */
+  readonly #held = new Map<string, number>();
+
+  constructor(options: ClusterShardsOptions) {
+    this.#options = options;
+  }
+
+  /** Whether this replica holds the cluster's Lease (and may act on it). */
+  holds(id: string): boolean {
+    return this.#held.has(id);
+  }
+
+  get heldCount(): number {
+    return this.#held.size;
+  }
+
+  /** Rounds until `signal` aborts; then hands every held Lease back and removes the presence Lease. */
+  async run(signal: AbortSignal, onFirstRound: () => void): Promise<void> {
+    const { leaseDurationMs } = this.#options;
+    let first = true;
+    while (!signal.aborted) {
+      await this.#round();
+      if (first) onFirstRound();
+      first = false;
+      await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
+    }
+    await Promise.all([...this.#held.keys()].map((id) => this.#handBack(id)));
+    await this.#leaveFleet();
+  }
+
+  async #round(): Promise<void> {
+    const { writer, namespace, identity, leaseDurationMs, now, logger, registered } = this.#options;
+    const at = now();
+    const replicas = await this.#liveReplicas(at).catch((error: unknown) => {
+      logger.warn(
+        { err: error },
+        "sharding: the replicas' Leases could not be read; keeping the clusters held",
+      );
+      return undefined;
+    });
+    const owners = replicas === undefined ? undefined : assignClusters(registered(), replicas);
+    const owns = (id: string) => (owners === undefined ? this.#held.has(id) : owners.get(id) === identity);
+    const ids = new Set([...this.#held.keys(), ...(owners?.keys() ?? [])]);
+    await Promise.all(
+      [...ids].map(async (id) => {
+        if (!owns(id)) {
+          if (this.#held.has(id)) await this.#handBack(id);
+          return;
+        }
+        let held: boolean | undefined;
+        try {
+          held = await acquireLease(
+            writer,
+            { name: clusterLeaseName(id), namespace },
+            identity,
+            leaseDurationMs,
+            at,
+          );
+        } catch (error) {
+          logger.warn(
+            { cluster: id, err: error },
+            "sharding: the cluster's Lease could not be read or written",
+          );
+        }
+        if (held === true) {
+          const taken = !this.#held.has(id);
+          this.#held.set(id, at.getTime());
+          if (taken) {
+            logger.info({ cluster: id, identity }, "sharding: this replica holds the cluster");
+            this.#options.onHeldChange();
+          }
+          return;
+        }
+        const renewed = this.#held.get(id);
+        if (renewed === undefined) return;
+        // Another replica holds it (this one was paused past the duration), or client-go's renew
+        // deadline passed: stop at once, before another replica may take the cluster over.
+        if (held === false || now().getTime() - renewed >= leaseDurationMs * (2 / 3)) {
+          logger.error(
+            { cluster: id, identity },
+            "sharding: the cluster's Lease could not be renewed; stopping it",
+          );
+          this.#held.delete(id);
+          this.#options.onHeldChange();
+          void this.#options.stopCluster(id);
+        }
+      }),
+    );
+  }
+
+  /** Renews this replica's presence Lease and returns the identities of the live replicas (itself included). */
+  async #liveReplicas(at: Date): Promise<string[]> {
+    const { writer, namespace, identity, leaseDurationMs } = this.#options;
+    await acquireLease(writer, this.#presence(), identity, leaseDurationMs, at);
+    const leases = await writer.list<LeaseJson>(
+      "coordination.k8s.io/v1",
+      "Lease",
+      namespace,
+      `${REPLICA_LEASE_LABEL}=true`,
+    );
+    const live = leases.filter((lease) => isHeld(lease.spec, at));
+    // A replica that died (a pod's name is not reused) leaves its Lease: removed once expired,
+    // only as read (a replica that renews meanwhile keeps it, and one that returns creates it again).
+    for (const lease of leases)
+      if (!live.includes(lease) && lease.metadata.resourceVersion !== undefined)
+        void writer
+          .remove(leaseObject({ name: lease.metadata.name ?? "", namespace }), {
+            resourceVersion: lease.metadata.resourceVersion,
+          })
+          .catch(() => undefined);
+    return [...new Set([identity, ...live.map((lease) => lease.spec?.holderIdentity ?? "")])];
+  }
+
+  /** Stops the cluster's work, waits for its writes in flight, then hands its Lease back for the new owner. */
+  async #handBack(id: string): Promise<void> {
+    const { writer, namespace, identity, now, logger, registered } = this.#options;
+    this.#held.delete(id);
+    this.#options.onHeldChange();
+    await this.#options.stopCluster(id);
+    try {
+      // A removed cluster's Lease goes with it.
+      if (!registered().includes(id))
+        await writer.remove(leaseObject({ name: clusterLeaseName(id), namespace }));
+      else await releaseLease(writer, { name: clusterLeaseName(id), namespace }, identity, now());
+      logger.info({ cluster: id, identity }, "sharding: cluster handed over");
+    } catch (error) {
+      logger.warn(
+        { cluster: id, err: error },
+        "sharding: the cluster's Lease could not be handed back; it expires by itself",
+      );
+    }
+  }
+
+  /** Removes the presence Lease on shutdown, so the others rebalance at once rather than after it expires. */
+  async #leaveFleet(): Promise<void> {
+    const { writer, logger, identity, namespace } = this.#options;
+    try {
+      await writer.remove(leaseObject({ name: replicaLeaseName(identity), namespace }));
+    } catch (error) {
+      logger.warn({ err: error }, "sharding: the replica's Lease could not be removed; it expires by itself");
+    }
+  }
+
+  #presence(): LeaseRef {
+    const { namespace, identity } = this.#options;
+    return { name: replicaLeaseName(identity), namespace, labels: { [REPLICA_LEASE_LABEL]: "true" } };
+  }
+}
