@@ -65,6 +65,7 @@ async function withApiServerLog<T>(waiting: Promise<T>): Promise<T> {
     const lines = log.split("\n").filter((line) => /cacher|initializ|etcd|watch/i.test(line));
     throw new Error(
       `${(error as Error).message}\nkube-apiserver of the remote:\n${lines.slice(-25).join("\n") || "(no line on its cacher, etcd or watches at --v=0)"}`,
+      { cause: error },
     );
   }
 }
