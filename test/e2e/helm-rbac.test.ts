@@ -88,6 +88,8 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
         SVC_OPERATOR_METRICS_PORT: "0",
         SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
         SVC_OPERATOR_IDENTITY: "helm-test",
+        // As the chart runs it (its Role must allow listing and deleting Leases).
+        SVC_OPERATOR_SHARDING: "true",
       }),
       systemNamespace: namespace,
       kubeConfig: operatorKc,
