@@ -96,11 +96,6 @@ export class ClusterQueues {
     return draining;
   }
 
-  /** Whether the cluster's queue runs here. */
-  connected(id: string): boolean {
-    return this.#clusters.has(id);
-  }
-
   /** Queues every key of the cluster (after an outage or sync: the caches may hold changes not yet seen). */
   enqueueAll(id: string): void {
     this.#clusters.get(id)?.controller.enqueueAll();

@@ -61,6 +61,8 @@ export class ClusterShards {
   readonly #options: ClusterShardsOptions;
   /** Clusters whose Lease this replica holds, with the time of their last renewal. */
   readonly #held = new Map<string, number>();
+  /** Hand-backs under way: they wait for a cluster's writes in flight, so rounds do not wait for them. */
+  readonly #handingBack = new Map<string, Promise<void>>();
 
   constructor(options: ClusterShardsOptions) {
     this.#options = options;
@@ -78,6 +80,12 @@ export class ClusterShards {
   /** Rounds until `signal` aborts; then hands every held Lease back and removes the presence Lease. */
   async run(signal: AbortSignal, onFirstRound: () => void): Promise<void> {
     const { leaseDurationMs } = this.#options;
+    // The renew deadline is checked apart from the rounds too: a round slowed by a hub that
+    // answers late must not let a cluster act past it.
+    const deadlines = setInterval(() => {
+      for (const [id, renewed] of this.#held) this.#stopIfLate(id, renewed, false);
+    }, leaseDurationMs / 12);
+    deadlines.unref();
     let first = true;
     while (!signal.aborted) {
       await this.#round();
@@ -85,7 +93,9 @@ export class ClusterShards {
       first = false;
       await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
     }
-    await Promise.all([...this.#held.keys()].map((id) => this.#handBack(id)));
+    clearInterval(deadlines);
+    for (const id of this.#held.keys()) this.#handBack(id);
+    while (this.#handingBack.size > 0) await Promise.all(this.#handingBack.values());
     await this.#leaveFleet();
   }
 
@@ -105,9 +115,11 @@ export class ClusterShards {
     await Promise.all(
       [...ids].map(async (id) => {
         if (!owns(id)) {
-          if (this.#held.has(id)) await this.#handBack(id);
+          if (this.#held.has(id)) this.#handBack(id);
           return;
         }
+        // Taken again only once handed back: the hand-over would otherwise release it under this replica.
+        if (this.#handingBack.has(id)) return;
         let held: boolean | undefined;
         try {
           held = await acquireLease(
@@ -133,20 +145,25 @@ export class ClusterShards {
           return;
         }
         const renewed = this.#held.get(id);
-        if (renewed === undefined) return;
-        // Another replica holds it (this one was paused past the duration), or client-go's renew
-        // deadline passed: stop at once, before another replica may take the cluster over.
-        if (held === false || now().getTime() - renewed >= leaseDurationMs * (2 / 3)) {
-          logger.error(
-            { cluster: id, identity },
-            "sharding: the cluster's Lease could not be renewed; stopping it",
-          );
-          this.#held.delete(id);
-          this.#options.onHeldChange();
-          void this.#options.stopCluster(id);
-        }
+        if (renewed !== undefined) this.#stopIfLate(id, renewed, held === false);
       }),
     );
+  }
+
+  /**
+   * Stops the cluster at once when another replica holds its Lease (this one was paused past the
+   * duration) or client-go's renew deadline passed: before another replica may take it over.
+   */
+  #stopIfLate(id: string, renewed: number, takenByAnother: boolean): void {
+    const { leaseDurationMs, now, logger, identity } = this.#options;
+    if (!takenByAnother && now().getTime() - renewed < leaseDurationMs * (2 / 3)) return;
+    logger.error(
+      { cluster: id, identity },
+      "sharding: the cluster's Lease could not be renewed; stopping it",
+    );
+    this.#held.delete(id);
+    this.#options.onHeldChange();
+    void this.#options.stopCluster(id);
   }
 
   /** Renews this replica's presence Lease and returns the identities of the live replicas (itself included). */
@@ -173,7 +190,12 @@ export class ClusterShards {
   }
 
   /** Stops the cluster's work, waits for its writes in flight, then hands its Lease back for the new owner. */
-  async #handBack(id: string): Promise<void> {
+  #handBack(id: string): void {
+    const handingBack = this.#handOver(id).finally(() => this.#handingBack.delete(id));
+    this.#handingBack.set(id, handingBack);
+  }
+
+  async #handOver(id: string): Promise<void> {
     const { writer, namespace, identity, now, logger, registered } = this.#options;
     this.#held.delete(id);
     this.#options.onHeldChange();

@@ -35,7 +35,8 @@ let third: ChildProcess | undefined;
 const sharding = (identity: string) => ({
   SVC_OPERATOR_SHARDING: "true",
   SVC_OPERATOR_IDENTITY: identity,
-  SVC_OPERATOR_LEASE_DURATION: "3s",
+  // Short, for a short test, but long enough that a loaded machine's pauses do not make replicas miss renewals.
+  SVC_OPERATOR_LEASE_DURATION: "5s",
 });
 
 /** Each cluster's Lease holder, read from the hub ("" when handed back, undefined when absent). */
@@ -246,7 +247,7 @@ describe("sharding by cluster", () => {
     const { revisions, configMapWrites } = await changeFlagsEverywhere("2", "light");
     expect(revisions).toEqual(once);
     expect(configMapWrites).toEqual(once);
-  });
+  }, 240_000);
 
   it("takes a killed replica's clusters over, and a change made meanwhile reaches every cluster once", async () => {
     const before = await holders();
@@ -256,10 +257,10 @@ describe("sharding by cluster", () => {
     // Changed right after the kill, while the dead replica's Leases still name it.
     const { revisions, configMapWrites } = await changeFlagsEverywhere("3", "sepia", async () => {
       await eventually(holders, assignedTo(["a", "b"]), "the killed replica's clusters taken over");
-      // Measured, not asserted (no timing assertions): the target is the Lease duration (3 s) + 5 s.
+      // Measured, not asserted (no timing assertions): the target is the Lease duration (5 s) + 5 s.
       console.log(`sharding: ${orphaned.join(", ")} taken over ${Date.now() - killedAt} ms after the kill`);
     });
     expect(revisions).toEqual(once);
     expect(configMapWrites).toEqual(once);
-  });
+  }, 240_000);
 });
