@@ -4,14 +4,13 @@ import {
   countLabel,
   DEFAULT_VIEW,
   flagHref,
-  isPagedList,
-  loadedFlags,
   namePrefixOf,
   paramsFromView,
   valueSummary,
   viewFromParams,
   visibleFlags,
 } from "../app/flags/list-model.ts";
+import { isPagedList, loadedItems } from "../app/api/list-page.ts";
 
 function flag(name: string, patch: Partial<FlagView> = {}): FlagView {
   return {
@@ -114,10 +113,10 @@ describe("paged lists", () => {
   });
 
   it("shows the loaded pages in order and counts the whole list", () => {
-    const loaded = loadedFlags([page(["a", "b"], 3, "t1"), page(["c", "d"], 1, "t2")]);
-    expect(loaded.flags.map((f) => f.name)).toEqual(["a", "b", "c", "d"]);
+    const loaded = loadedItems([page(["a", "b"], 3, "t1"), page(["c", "d"], 1, "t2")]);
+    expect(loaded.items.map((f) => f.name)).toEqual(["a", "b", "c", "d"]);
     expect(loaded.total).toBe(5);
-    expect(loadedFlags([])).toEqual({ flags: [], total: 0 });
+    expect(loadedItems([])).toEqual({ items: [], total: 0 });
   });
 
   it("searches the server by the name prefix flag names can have", () => {

@@ -1,6 +1,6 @@
 import { deliveryKind, type FlagView } from "@svc/core/browser";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef } from "react";
+import { memo, useEffect, useRef } from "react";
 import { Link } from "react-router";
 import { relativeTime } from "../ui/time.ts";
 import { FlagPhaseBadge } from "./FlagPhaseBadge.tsx";
@@ -23,7 +23,11 @@ const COLUMNS: { key: SortKey | undefined; label: string }[] = [
 
 const ROW_HEIGHT = 49;
 
-function FlagRow({ flag }: { flag: FlagView }) {
+/**
+ * Memoized: a page loaded or a poll answered re-renders the table, and TanStack Query keeps the
+ * objects of unchanged flags, so only rows whose flag changed render again.
+ */
+const FlagRow = memo(function FlagRow({ flag }: { flag: FlagView }) {
   const targeting = targetingSummary(flag);
   return (
     <tr>
@@ -57,7 +61,7 @@ function FlagRow({ flag }: { flag: FlagView }) {
       </td>
     </tr>
   );
-}
+});
 
 /** Rows rendered past the last one in view before the next page is asked for. */
 const NEAR_END_ROWS = 20;

@@ -97,32 +97,12 @@ export function visibleFlags(
     );
 }
 
-/** One page of the flag list as the API pages it (docs/api.md "Paged lists"). */
-export interface FlagPage {
-  items: FlagView[];
-  metadata: { continue?: string; remainingItemCount: number };
-}
-
-/**
- * Whether the list is too large to hold whole in the browser: the first page of the list without
- * a search continues. Then the server searches and pages; otherwise the browser does, as before.
- */
-export function isPagedList(first: FlagPage | undefined): boolean {
-  return first?.metadata.continue !== undefined;
-}
-
 /**
  * The search box as the API's `namePrefix`: flag names are lower-case DNS labels and the API
  * compares exactly, so the text is trimmed and lower-cased ("" searches nothing).
  */
 export function namePrefixOf(search: string): string {
   return search.trim().toLowerCase();
-}
-
-/** The flags of the pages loaded so far, and how many the whole list holds. */
-export function loadedFlags(pages: readonly FlagPage[]): { flags: FlagView[]; total: number } {
-  const flags = pages.flatMap((page) => page.items);
-  return { flags, total: flags.length + (pages.at(-1)?.metadata.remainingItemCount ?? 0) };
 }
 
 /** The count above the table: "N flags", or "M of N flags" when filters leave out some. */

@@ -8,7 +8,7 @@ import {
 import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
 import type { Evaluation } from "@svc/core/flagd";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
-import type { FlagPage } from "./list-model.ts";
+import { LIST_PAGE_SIZE, type ListPage } from "../api/list-page.ts";
 
 /** Where a flag lives: a flag is a FeatureFlag in one namespace of one cluster. */
 export interface FlagAddress {
@@ -23,12 +23,6 @@ export interface FlagFilter {
   /** The API's name-prefix filter, used once the list is paged (see `isPagedList`). */
   namePrefix?: string;
 }
-
-/**
- * Flags per page of the list. A list that fits one page is held whole and searched and sorted in
- * the browser; a larger one is paged and searched by the server (docs/dashboard.md "Large lists").
- */
-export const FLAG_PAGE_SIZE = 100;
 
 export interface FlagPreview {
   flag: FlagView;
@@ -54,8 +48,8 @@ export function useFlagPages(filter: FlagFilter, { live, enabled }: { live: bool
   return useInfiniteQuery({
     queryKey: flagKeys.pages(filter),
     queryFn: ({ pageParam, signal }) =>
-      api<FlagPage>("/api/v1/flags", {
-        query: { ...filter, limit: FLAG_PAGE_SIZE, continue: pageParam },
+      api<ListPage<FlagView>>("/api/v1/flags", {
+        query: { ...filter, limit: LIST_PAGE_SIZE, continue: pageParam },
         signal,
       }),
     initialPageParam: "",

@@ -1,7 +1,8 @@
 import type { FlagView } from "@svc/core/browser";
 import { useCallback, useDeferredValue, useMemo } from "react";
 import { useDebouncedValue } from "../ui/useDebouncedCall.ts";
-import { isPagedList, loadedFlags, namePrefixOf, visibleFlags, type ListView } from "./list-model.ts";
+import { isPagedList, loadedItems } from "../api/list-page.ts";
+import { namePrefixOf, visibleFlags, type ListView } from "./list-model.ts";
 import { useFlagPages } from "./queries.ts";
 
 /** Short enough to feel live, long enough that typing a word asks the server once. */
@@ -39,13 +40,13 @@ export function useFlagList(view: ListView) {
   const search = useDeferredValue(view.search);
   const rows = useMemo((): FlagListRows | undefined => {
     if (source.data === undefined || whole.data === undefined) return undefined;
-    const all = loadedFlags(whole.data.pages);
+    const all = loadedItems(whole.data.pages);
     if (!paged) {
-      const flags = visibleFlags(all.flags, { search, sort: view.sort, direction: view.direction });
+      const flags = visibleFlags(all.items, { search, sort: view.sort, direction: view.direction });
       return { flags, matching: flags.length, total: all.total, sortable: true };
     }
-    const found = loadedFlags(source.data.pages);
-    return { flags: found.flags, matching: found.total, total: all.total, sortable: false };
+    const found = loadedItems(source.data.pages);
+    return { flags: found.items, matching: found.total, total: all.total, sortable: false };
   }, [source.data, whole.data, paged, search, view.sort, view.direction]);
 
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = source;
