@@ -1,10 +1,11 @@
 import type { DiscoveredWorkload } from "@svc/core/browser";
 import { Link, useParams, useSearchParams } from "react-router";
 import { PageHeader } from "../ui/PageHeader.tsx";
-import { EmptyState, QueryState } from "../ui/states.tsx";
+import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { ClusterStatus, LastSync } from "./ClusterStatus.tsx";
 import { NamespaceSelect } from "./NamespaceSelect.tsx";
-import { useCluster, useWorkloads } from "./queries.ts";
+import { loadedItems } from "../api/list-page.ts";
+import { useCluster, useWorkloadPages } from "./queries.ts";
 
 export function workloadHref(
   w: Pick<DiscoveredWorkload, "clusterId" | "namespace" | "name" | "kind">,
@@ -13,10 +14,11 @@ export function workloadHref(
 }
 
 function Workloads({ clusterId, namespace }: { clusterId: string; namespace: string }) {
-  const workloads = useWorkloads(clusterId, namespace === "" ? undefined : namespace);
+  const workloads = useWorkloadPages(clusterId, namespace === "" ? undefined : namespace);
+  const loaded = workloads.data === undefined ? undefined : loadedItems(workloads.data.pages);
   return (
-    <QueryState query={workloads} what="workloads">
-      {(list) =>
+    <QueryState query={{ ...workloads, data: loaded }} what="workloads">
+      {({ items: list, total }) =>
         list.length === 0 ? (
           <EmptyState title="No workloads">
             <p>
@@ -25,45 +27,64 @@ function Workloads({ clusterId, namespace }: { clusterId: string; namespace: str
             </p>
           </EmptyState>
         ) : (
-          <div className="table-wrap">
-            <table aria-label="Workloads">
-              <thead>
-                <tr>
-                  <th scope="col">Workload</th>
-                  <th scope="col">Ready</th>
-                  <th scope="col">Images</th>
-                  <th scope="col">Flags</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((w) => (
-                  <tr key={`${w.kind}/${w.namespace}/${w.name}`}>
-                    <td>
-                      <span className="hint">{w.kind}</span>{" "}
-                      <Link to={workloadHref(w)} className="strong">
-                        {w.namespace}/{w.name}
-                      </Link>
-                    </td>
-                    <td>
-                      {w.readyReplicas}/{w.replicas}
-                    </td>
-                    <td className="mono">{w.images.join(", ")}</td>
-                    <td>
-                      {w.injectedFlags.length === 0 ? (
-                        <span className="hint">none</span>
-                      ) : (
-                        w.injectedFlags.map((flag) => (
-                          <code key={flag.name} className="label-chip">
-                            {flag.name}
-                          </code>
-                        ))
-                      )}
-                    </td>
+          <>
+            <p className="hint" aria-live="polite">
+              {list.length === total ? `${total} workloads` : `${list.length} of ${total} workloads shown`}
+            </p>
+            <div className="table-wrap">
+              <table aria-label="Workloads">
+                <thead>
+                  <tr>
+                    <th scope="col">Workload</th>
+                    <th scope="col">Ready</th>
+                    <th scope="col">Images</th>
+                    <th scope="col">Flags</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {list.map((w) => (
+                    <tr key={`${w.kind}/${w.namespace}/${w.name}`}>
+                      <td>
+                        <span className="hint">{w.kind}</span>{" "}
+                        <Link to={workloadHref(w)} className="strong">
+                          {w.namespace}/{w.name}
+                        </Link>
+                      </td>
+                      <td>
+                        {w.readyReplicas}/{w.replicas}
+                      </td>
+                      <td className="mono">{w.images.join(", ")}</td>
+                      <td>
+                        {w.injectedFlags.length === 0 ? (
+                          <span className="hint">none</span>
+                        ) : (
+                          w.injectedFlags.map((flag) => (
+                            <code key={flag.name} className="label-chip">
+                              {flag.name}
+                            </code>
+                          ))
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {workloads.isFetchingNextPage ? (
+              <Loading what="more workloads" />
+            ) : (
+              workloads.hasNextPage && (
+                <button
+                  type="button"
+                  onClick={() => {
+                    void workloads.fetchNextPage();
+                  }}
+                >
+                  Show more workloads
+                </button>
+              )
+            )}
+          </>
         )
       }
     </QueryState>

@@ -1,6 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ClusterView, DiscoveredWorkload, WorkloadDetail } from "@svc/core/browser";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+import { LIST_PAGE_SIZE, type ListPage } from "../api/list-page.ts";
 
 const clusterPath = (id: string) => `/api/v1/clusters/${encodeURIComponent(id)}`;
 
@@ -40,11 +41,20 @@ export function useNamespaces(clusterId: string | undefined) {
   });
 }
 
-export function useWorkloads(clusterId: string, namespace?: string) {
-  return useQuery({
+/**
+ * A cluster's workloads a page at a time (more on request); every loaded page is polled
+ * conditionally (ETag/304), so a cluster of thousands is never downloaded whole.
+ */
+export function useWorkloadPages(clusterId: string, namespace?: string) {
+  return useInfiniteQuery({
     queryKey: clusterKeys.workloads(clusterId, namespace),
-    queryFn: ({ signal }) =>
-      api<DiscoveredWorkload[]>(`${clusterPath(clusterId)}/workloads`, { query: { namespace }, signal }),
+    queryFn: ({ pageParam, signal }) =>
+      api<ListPage<DiscoveredWorkload>>(`${clusterPath(clusterId)}/workloads`, {
+        query: { namespace, limit: LIST_PAGE_SIZE, continue: pageParam },
+        signal,
+      }),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.metadata.continue,
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
