@@ -58,17 +58,27 @@ export function clientErrorAnswer(error: { code?: string; message: string }): st
 export const OFREP_EVENTS_PATH = "/ofrep/v1/events";
 
 /**
+ * A targeted flag in flagd-core's form, and the single-evaluation answers it gave: a successful
+ * evaluation's answer follows from its reason and variant alone (the value is the variant's, the
+ * key and metadata the flag's), so each is rendered once, at most reasons × variants of them.
+ */
+export interface CompiledRule {
+  compiled: CompiledFlag;
+  answers?: Map<string, PreparedResponse>;
+}
+
+/**
  * Targeted flags in flagd-core's form, compiled on their first evaluation and kept for the
- * `capacity` most recently evaluated: flagd-core keeps a rule engine per flag (~1.6 KB of heap,
- * and its parsing leaves garbage whose pages Bun keeps), so a namespace's idle rules cost only
- * their definition (docs/sidecar.md, "Memory"). A bulk evaluation reaches every rule: past the
- * capacity, it compiles the rules it does not find and keeps none of them, so a scan neither
- * evicts what single evaluations use nor grows the cache.
+ * `capacity` most recently evaluated: flagd-core keeps ~2 KB of heap per flag, and its parsing
+ * leaves garbage whose pages Bun keeps, so a namespace's idle rules cost only their definition
+ * (docs/sidecar.md, "Memory"). A bulk evaluation reaches every rule: past the capacity, it
+ * compiles the rules it does not find and keeps none of them, so a scan neither evicts what
+ * single evaluations use nor grows the cache.
  */
 export class CompiledRules {
   readonly #capacity: number;
   // Insertion order is recency: a hit moves its flag to the end, the first is the least recent.
-  readonly #compiled = new Map<SidecarFlag, CompiledFlag>();
+  readonly #compiled = new Map<SidecarFlag, CompiledRule>();
 
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -79,19 +89,19 @@ export class CompiledRules {
   }
 
   /** The flag compiled; `keep: false` (a scan) adds it only while there is room. */
-  of(flag: SidecarFlag, keep = true): CompiledFlag {
+  of(flag: SidecarFlag, keep = true): CompiledRule {
     const found = this.#compiled.get(flag);
     if (found !== undefined) {
       this.#compiled.delete(flag);
       this.#compiled.set(flag, found);
       return found;
     }
-    const compiled = compileFlagLenient(flag.key, evaluatedSpecOf(flag));
-    if (!keep && this.#compiled.size >= this.#capacity) return compiled;
-    this.#compiled.set(flag, compiled);
+    const rule: CompiledRule = { compiled: compileFlagLenient(flag.key, evaluatedSpecOf(flag)) };
+    if (!keep && this.#compiled.size >= this.#capacity) return rule;
+    this.#compiled.set(flag, rule);
     const oldest = this.#compiled.keys().next();
     if (this.#compiled.size > this.#capacity && !oldest.done) this.#compiled.delete(oldest.value);
-    return compiled;
+    return rule;
   }
 
   /** Drops a flag that changed or went away. */
@@ -161,18 +171,31 @@ export function ofrepEvaluation(
   scan = false,
 ): OfrepEvaluation {
   if (entry.ofrepStatic) return entry.ofrepStatic.evaluation;
-  const compiled = entry.rules.of(entry.flag, !scan);
+  const { compiled } = entry.rules.of(entry.flag, !scan);
   return renderEvaluation(entry.flag, evaluateFlag(entry.flag.key, compiled, context));
 }
 
-/** POST /ofrep/v1/evaluate/flags/{key} for a context. */
+/**
+ * POST /ofrep/v1/evaluate/flags/{key} for a context: a targeted flag's answer is rendered once
+ * per reason and variant (CompiledRule), since a request renders it otherwise for every call.
+ */
 export function ofrepSingle(
   entry: RenderedFlag & { flag: SidecarFlag },
   context: EvaluationContext,
 ): PreparedResponse {
   if (entry.ofrepStatic) return entry.ofrepStatic.response;
-  const evaluation = ofrepEvaluation(entry, context);
-  return prepare(evaluation.status, JSON_TYPE, evaluation.text);
+  const rule = entry.rules.of(entry.flag);
+  const evaluation = evaluateFlag(entry.flag.key, rule.compiled, context);
+  const answered =
+    evaluation.errorCode === undefined && evaluation.variant !== undefined
+      ? `${evaluation.reason}/${evaluation.variant}`
+      : undefined;
+  const known = answered === undefined ? undefined : rule.answers?.get(answered);
+  if (known !== undefined) return known;
+  const rendered = renderEvaluation(entry.flag, evaluation);
+  const response = prepare(rendered.status, JSON_TYPE, rendered.text);
+  if (answered !== undefined) (rule.answers ??= new Map()).set(answered, response);
+  return response;
 }
 
 /** GET /flags: every flag object, in name order. */

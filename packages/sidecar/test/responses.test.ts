@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { EvaluationContext } from "@openfeature/core";
 import {
   clientErrorAnswer,
   CompiledRules,
@@ -99,6 +100,39 @@ describe("renderFlag of a targeted flag", () => {
     expect(renderFlag({ ...tiered, disabled: true }, rules).ofrepStatic?.evaluation.text).toBe(
       '{"key":"Tiered.Flag","reason":"DISABLED","metadata":{}}',
     );
+  });
+});
+
+describe("ofrepSingle of a targeted flag", () => {
+  const plans = {
+    name: "plans",
+    key: "plans",
+    type: "integer" as const,
+    value: "1",
+    disabled: false,
+    variants: { one: "1", big: "9223372036854775807" },
+    defaultVariant: "one",
+    targeting: {
+      if: [{ "==": [{ var: "tier" }, "pro"] }, "big", { "==": [{ var: "tier" }, "x"] }, "absent"],
+    },
+  };
+
+  it("renders each reason and variant's answer once, and answers every context as flagd-core does", () => {
+    const entry = { flag: plans, ...renderFlag(plans, new CompiledRules(10)) };
+    const fresh = new CompiledRules(10);
+    const tiers = ["pro", "free", "x", "pro", undefined, "free", "x"];
+    for (const tier of tiers) {
+      const context: EvaluationContext = tier === undefined ? {} : { tier };
+      // A new flag entry each time: nothing kept, rendered from flagd-core's evaluation.
+      const rendered = ofrepEvaluation({ flag: plans, ...renderFlag(plans, fresh) }, context);
+      const answer = ofrepSingle(entry, context);
+      expect({ status: answer.status, text: answer.body.toString() }).toEqual(rendered);
+    }
+    expect(ofrepSingle(entry, { tier: "pro" })).toBe(ofrepSingle(entry, { tier: "pro", other: 1 }));
+    expect(ofrepSingle(entry, {})).toBe(ofrepSingle(entry, { tier: "free" }));
+    // A failure (a rule naming a variant the flag lacks) is not kept: its details may differ.
+    expect(ofrepSingle(entry, { tier: "x" }).status).toBe(400);
+    expect(ofrepSingle(entry, { tier: "x" })).not.toBe(ofrepSingle(entry, { tier: "x" }));
   });
 });
 
