@@ -47,10 +47,11 @@ export const flagKeys = {
 export function useFlagPages(filter: FlagFilter, { live, enabled }: { live: boolean; enabled: boolean }) {
   return useInfiniteQuery({
     queryKey: flagKeys.pages(filter),
-    queryFn: ({ pageParam, signal }) =>
+    // No abort signal: a search typed on would abort the older search's request in flight, which
+    // the browser reports as a failed request; its answer lands under its own key, unseen.
+    queryFn: ({ pageParam }) =>
       api<ListPage<FlagView>>("/api/v1/flags", {
         query: { ...filter, limit: LIST_PAGE_SIZE, continue: pageParam },
-        signal,
       }),
     initialPageParam: "",
     getNextPageParam: (last) => last.metadata.continue,
