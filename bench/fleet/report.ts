@@ -1,10 +1,7 @@
 // The fleet benchmark's Markdown, for bench/RESULTS.md: every figure beside its floor.
 import type { ApiLatencies } from "./api-latency.ts";
-
-interface Memory {
-  rssMb: number;
-  liveHeapMb: number;
-}
+import type { OperatorMemory as Memory } from "./operator-process.ts";
+import type { ReplicaResults } from "./replicas.ts";
 
 export interface FleetResults {
   argv: readonly string[];
@@ -17,6 +14,7 @@ export interface FleetResults {
   writes: number;
   baseline: Memory;
   full: Memory;
+  replicas: ReplicaResults;
   api: ApiLatencies;
 }
 
@@ -39,9 +37,36 @@ export function printResults(r: FleetResults): void {
     `| (b) operator live heap (heap snapshot) | ${r.full.liveHeapMb.toFixed(1)} MB | clusters empty: ${r.baseline.liveHeapMb.toFixed(1)} MB | ${Math.round(heapPerObject)} bytes per workload |`,
     `| (c) GET /api/v1/flags?limit=100 (median) | ${large.firstPageMs.toFixed(1)} ms at ${large.flags} flags | ${small.firstPageMs.toFixed(1)} ms at ${small.flags} flags | ${(large.firstPageMs / small.firstPageMs).toFixed(1)}× |`,
     `| (c) GET /api/v1/flags, whole list (median) | ${large.wholeListMs.toFixed(0)} ms at ${large.flags} flags | ${small.wholeListMs.toFixed(1)} ms at ${small.flags} flags | ${(large.wholeListMs / small.wholeListMs).toFixed(0)}× |`,
-    "| operator replica killed → takeover stall | not measured: needs sharding | | |",
+    takeoverRow(r.replicas),
     "",
     `${large.flags} flags created by a bare client (32 at a time) in ${r.api.createSeconds.toFixed(0)} s${r.api.cappedByBudget ? " (stopped by --flag-budget before --flags)" : ""}.`,
+    "",
+    ...replicaTable(r.replicas),
   ];
   console.log(lines.join("\n"));
+}
+
+function takeoverRow({ takeover: t }: ReplicaResults): string {
+  const bound = t.leaseSeconds + 5;
+  return `| (d) replica killed → its clusters (${t.victimClusters.join(", ")}) have a configMap change | ${(t.stallMs / 1000).toFixed(1)} s (Lease ${t.leaseSeconds} s; target ≤ ${bound} s) | the same change in the live replicas' clusters: ${(t.floorMs / 1000).toFixed(1)} s | +${((t.stallMs - t.floorMs) / 1000).toFixed(1)} s |`;
+}
+
+/** Per replica, beside the one replica of the same part (started fresh the same way). */
+function replicaTable({ runs }: ReplicaResults): string[] {
+  const single = runs.find((run) => run.replicas === 1)?.members[0];
+  const ratio = (value: number, of: number | undefined) =>
+    of === undefined ? "" : ` (${(value / of).toFixed(2)}×)`;
+  const rows = runs.flatMap((run) =>
+    run.members.map(
+      (m) =>
+        `| ${run.replicas} | ${m.name} | ${m.clusters.join(", ")} | ${m.rssMb.toFixed(0)} MB${ratio(m.rssMb, single?.rssMb)} | ${m.liveHeapMb.toFixed(1)} MB${ratio(m.liveHeapMb, single?.liveHeapMb)} | ${run.settledSeconds.toFixed(0)} s |`,
+    ),
+  );
+  return [
+    "(d) Sharded replicas, each run started fresh (so not comparable with (b), whose operator had carried every rollout); ratios to the one replica's figures:",
+    "",
+    "| replicas | replica | its clusters | RSS | live heap | start → clusters held as assigned, queues empty |",
+    "| -------- | ------- | ------------ | --- | --------- | ----------------------------------------------- |",
+    ...rows,
+  ];
 }

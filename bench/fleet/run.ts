@@ -6,26 +6,32 @@
 //      env var sent by a bare client straight to the same kube-apiservers, same concurrency;
 //  (b) the operator's RSS and live heap (V8 heap snapshot) with every cluster cached, against the
 //      same operator with the same clusters registered and empty;
-//  (c) `svc api`'s first page and whole flag list at `--flags` flags against 100 flags.
+//  (c) `svc api`'s first page and whole flag list at `--flags` flags against 100 flags;
+//  (d) 1, 2 and 3 sharded replicas: each one's clusters, RSS and live heap; and the delivery
+//      stall when one is killed, against the same change reaching the others' clusters
+//      (bench/fleet/replicas.ts).
 //
 //   make kwok && node --expose-gc bench/fleet/run.ts [--clusters 5] [--workloads 10000]
 //     [--flags 100000] [--flag-budget 1200] [--nodes 10] [--namespaces 4] [--concurrency 16]
+//     [--replicas 1,2,3] [--lease 15]
 //
 // --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
 // stopped and its folders removed on return, on an error and on Ctrl-C.
 import { readFileSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
-import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
-import { removeOnExit, superviseProcess } from "@svc/kube/testing";
-import { cpuSeconds, memory } from "../support/process-stats.ts";
+import { installCrds, waitFor } from "@svc/kube";
+import { removeOnExit } from "@svc/kube/testing";
+import { cpuSeconds } from "../support/process-stats.ts";
 import { measureApiLatency } from "./api-latency.ts";
 import { printResults } from "./report.ts";
-import { liveHeap, registerClusters } from "./svc-fleet.ts";
+import { FleetOperator } from "./operator-process.ts";
+import { measureReplicas } from "./replicas.ts";
+import { registerClusters } from "./svc-fleet.ts";
 import { KWOK_BIN, startSimulatedCluster, type SimulatedCluster } from "./simulated-cluster.ts";
 import {
   availableDeployments,
@@ -35,7 +41,6 @@ import {
   TemplateTracker,
 } from "./workloads.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
   options: {
     clusters: { type: "string", default: "5" },
@@ -45,6 +50,8 @@ const { values: args } = parseArgs({
     nodes: { type: "string", default: "10" },
     namespaces: { type: "string", default: "4" },
     concurrency: { type: "string", default: "16" },
+    replicas: { type: "string", default: "1,2,3" },
+    lease: { type: "string", default: "15" },
   },
 });
 const clusterCount = Number(args.clusters);
@@ -84,71 +91,18 @@ try {
   }
   await registerClusters(hubKc, clusters, ids, [...namespaces, FLAGS_NAMESPACE]);
 
-  // The operator as users run it, its own process; SIGUSR2 writes a heap snapshot (after a full GC).
-  const metricsPort = await freeLoopbackPort();
-  const operator = superviseProcess({
+  // The operator as users run it, one replica (leader election off), its own process.
+  const operator = await FleetOperator.start({
     name: "svc operator",
-    command: process.execPath,
-    args: ["--heapsnapshot-signal=SIGUSR2", join(ROOT, "packages/cli/src/main.ts"), "operator"],
-    cwd: snapshotDir,
-    env: {
-      ...process.env,
-      KUBECONFIG: hub.controlPlane.kubeconfigPath,
-      SVC_OPERATOR_METRICS_PORT: String(metricsPort),
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_OPERATOR_LEADER_ELECTION: "false",
-      SVC_OPERATOR_CONCURRENCY: String(concurrency),
-      SVC_LOG_LEVEL: "warn",
-    },
+    kubeconfigPath: hub.controlPlane.kubeconfigPath,
+    snapshotDir,
+    concurrency,
+    settings: { SVC_OPERATOR_LEADER_ELECTION: "false" },
   });
-  /** The sum of a metric's series (those with `label`, when given); NaN while the operator does not answer. */
-  const metric = async (name: string, label = ""): Promise<number> => {
-    if (!operator.running()) throw new Error(`svc operator exited:\n${operator.logTail(40)}`);
-    const reply = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
-      signal: AbortSignal.timeout(10_000),
-    }).catch(() => undefined);
-    if (reply === undefined) return NaN;
-    return (await reply.text())
-      .split("\n")
-      .filter(
-        (line) => line.startsWith(name) && /^[ {]/.test(line.slice(name.length)) && line.includes(label),
-      )
-      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
-  };
-  const idle = (what: string) =>
-    waitFor(
-      () => metric("svc_operator_queue_depth"),
-      (n) => n === 0,
-      { what, timeoutMs: 1_800_000 },
-    );
-  /** RSS (from /proc) and live heap (a snapshot's total self size: what survives a full GC). */
-  const operatorMemory = async (what: string) => {
-    const pid = operator.pid;
-    if (pid === undefined) throw new Error("svc operator did not start");
-    // RSS first: writing a snapshot takes memory of its own. The lowest of three readings a second apart.
-    const readings: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      readings.push(memory(pid).vmRssMb);
-    }
-    const rssMb = Math.min(...readings);
-    const before = new Set(await readdir(snapshotDir));
-    process.kill(pid, "SIGUSR2");
-    const file = await waitFor(
-      async () => (await readdir(snapshotDir)).find((f) => !before.has(f) && f.endsWith(".heapsnapshot")),
-      (f) => f !== undefined,
-      { what: `heap snapshot of ${what}`, timeoutMs: 600_000, intervalMs: 1000 },
-    );
-    // The file exists from the start of the write; the process answers again once it is done.
-    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, { what, timeoutMs: 600_000 });
-    const liveHeapMb = await liveHeap(join(snapshotDir, file ?? ""));
-    await rm(join(snapshotDir, file ?? ""));
-    return { rssMb, liveHeapMb };
-  };
 
   const baseline = await (async () => {
     await waitFor(
-      () => metric("svc_operator_cluster_phase", 'phase="Connected"'),
+      () => operator.metric("svc_operator_cluster_phase", 'phase="Connected"'),
       (n) => n === clusterCount,
       {
         what: `${clusterCount} clusters Connected`,
@@ -156,8 +110,8 @@ try {
         intervalMs: 1000,
       },
     );
-    await idle("the empty clusters");
-    return operatorMemory("the operator with empty clusters");
+    await operator.idle("the empty clusters");
+    return operator.memory("the operator with empty clusters");
   })();
   log(`operator up: ${baseline.rssMb.toFixed(0)} MB RSS, ${baseline.liveHeapMb.toFixed(1)} MB live heap`);
 
@@ -243,25 +197,39 @@ try {
   log("workloads rolled out; delivering v0");
   await flagWrite("v0");
   await delivered("v0");
-  await idle("v0 delivered");
+  await operator.idle("v0 delivered");
   await quiet("v0 rolled out");
   const available = await availableDeployments(clusters);
-  const full = await operatorMemory("the operator with every cluster cached");
+  const full = await operator.memory("the operator with every cluster cached");
   log(`cached: ${full.rssMb.toFixed(0)} MB RSS, ${full.liveHeapMb.toFixed(1)} MB live heap`);
 
   // (a) The measured change.
-  const writesBefore = await metric("svc_operator_writes_total");
+  const writesBefore = await operator.metric("svc_operator_writes_total");
   const changeStarted = performance.now();
   await flagWrite("v1");
   await delivered("v1");
   const operatorMs = performance.now() - changeStarted;
-  await idle("v1 delivered");
-  const writes = (await metric("svc_operator_writes_total")) - writesBefore;
+  await operator.idle("v1 delivered");
+  const writes = (await operator.metric("svc_operator_writes_total")) - writesBefore;
   await operator.stop();
   await quiet("v1 rolled out");
   log(`operator delivered v1 in ${(operatorMs / 1000).toFixed(1)} s; the bare floor now`);
   const floorMs = await bareApplies(clusters, workloads, concurrency);
-  log(`bare floor: ${(floorMs / 1000).toFixed(1)} s (${writes} operator writes); the API now`);
+  log(`bare floor: ${(floorMs / 1000).toFixed(1)} s (${writes} operator writes); replicas now`);
+
+  // (d) Replicas sharing the clusters, and a killed one's clusters taken over.
+  const replicas = await measureReplicas({
+    hub: hubKc,
+    hubKubeconfigPath: hub.controlPlane.kubeconfigPath,
+    clusters: clusters.map((c, i) => ({ id: ids[i] ?? "", kc: c.controlPlane.kubeConfig() })),
+    snapshotDir,
+    concurrency,
+    counts: args.replicas.split(",").map(Number),
+    leaseSeconds: Number(args.lease),
+    namespace: namespaces[0] ?? "",
+    app: workloads[0]?.name ?? "",
+  });
+  log(`replicas measured; the API now`);
 
   // (c) The API, with the operator stopped (100,000 flags would be its work, not the API's).
   for (const t of trackers) t.stop();
@@ -284,6 +252,7 @@ try {
     writes,
     baseline,
     full,
+    replicas,
     api,
   });
 } finally {

@@ -1,0 +1,144 @@
+// `svc operator` as the fleet benchmark runs it: the real command, a process of its own, read
+// through its metrics and measured from /proc and a V8 heap snapshot (SIGUSR2 writes one, after
+// the full collection a snapshot forces).
+import { readdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { freeLoopbackPort, waitFor } from "@svc/kube";
+import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { memory } from "../support/process-stats.ts";
+import { liveHeap } from "./svc-fleet.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+export interface OperatorMemory {
+  rssMb: number;
+  liveHeapMb: number;
+}
+
+export interface FleetOperatorOptions {
+  name: string;
+  /** The hub's kubeconfig: where the ClusterConnections (and the Leases) are. */
+  kubeconfigPath: string;
+  /** Where the process writes its heap snapshots. */
+  snapshotDir: string;
+  concurrency: number;
+  /** Settings beside the defaults (sharding, identity, Lease duration). */
+  settings: Record<string, string>;
+}
+
+export class FleetOperator {
+  readonly name: string;
+  readonly #process: SupervisedProcess;
+  readonly #metricsPort: number;
+  readonly #snapshotDir: string;
+
+  private constructor(name: string, process: SupervisedProcess, metricsPort: number, snapshotDir: string) {
+    this.name = name;
+    this.#process = process;
+    this.#metricsPort = metricsPort;
+    this.#snapshotDir = snapshotDir;
+  }
+
+  static async start(options: FleetOperatorOptions): Promise<FleetOperator> {
+    const metricsPort = await freeLoopbackPort();
+    const child = superviseProcess({
+      name: options.name,
+      command: process.execPath,
+      args: ["--heapsnapshot-signal=SIGUSR2", join(ROOT, "packages/cli/src/main.ts"), "operator"],
+      cwd: options.snapshotDir,
+      env: {
+        ...process.env,
+        KUBECONFIG: options.kubeconfigPath,
+        SVC_OPERATOR_METRICS_PORT: String(metricsPort),
+        SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+        SVC_OPERATOR_CONCURRENCY: String(options.concurrency),
+        SVC_LOG_LEVEL: "warn",
+        ...options.settings,
+      },
+    });
+    return new FleetOperator(options.name, child, metricsPort, options.snapshotDir);
+  }
+
+  get pid(): number {
+    const { pid } = this.#process;
+    if (pid === undefined) throw new Error(`${this.name} did not start`);
+    return pid;
+  }
+
+  /** The metrics page; undefined while the process does not answer. Throws once it has exited. */
+  async #metricsText(): Promise<string | undefined> {
+    if (!this.#process.running()) throw new Error(`${this.name} exited:\n${this.#process.logTail(40)}`);
+    const reply = await fetch(`http://127.0.0.1:${this.#metricsPort}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => undefined);
+    return reply?.text();
+  }
+
+  /** The sum of a metric's series (those containing `label`, when given); NaN while it does not answer. */
+  async metric(name: string, label = ""): Promise<number> {
+    const text = await this.#metricsText();
+    if (text === undefined) return NaN;
+    return text
+      .split("\n")
+      .filter(
+        (line) => line.startsWith(name) && /^[ {]/.test(line.slice(name.length)) && line.includes(label),
+      )
+      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+  }
+
+  /** The clusters whose objects it caches (the clusters it acts on), from its metrics. */
+  async cachedClusters(): Promise<string[]> {
+    const text = (await this.#metricsText()) ?? "";
+    return [
+      ...new Set(
+        [...text.matchAll(/svc_operator_cached_objects\{cluster="([^"]+)"/g)].map((m) => m[1] ?? ""),
+      ),
+    ].sort();
+  }
+
+  /** Until its queues are empty. */
+  idle(what: string): Promise<number> {
+    return waitFor(
+      () => this.metric("svc_operator_queue_depth"),
+      (n) => n === 0,
+      { what: `${this.name}: ${what}`, timeoutMs: 1_800_000 },
+    );
+  }
+
+  /** RSS (the lowest of three readings a second apart) and live heap (a snapshot's total self size). */
+  async memory(what: string): Promise<OperatorMemory> {
+    // RSS first: writing a snapshot takes memory of its own.
+    const readings: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      readings.push(memory(this.pid).vmRssMb);
+    }
+    const rssMb = Math.min(...readings);
+    const before = new Set(await readdir(this.#snapshotDir));
+    process.kill(this.pid, "SIGUSR2");
+    const file = await waitFor(
+      async () =>
+        (await readdir(this.#snapshotDir)).find((f) => !before.has(f) && f.endsWith(".heapsnapshot")),
+      (f) => f !== undefined,
+      { what: `heap snapshot of ${what}`, timeoutMs: 600_000, intervalMs: 1000 },
+    );
+    // The file exists from the start of the write; the process answers again once it is done.
+    await waitFor(() => this.metric("svc_operator_queue_depth"), Number.isFinite, {
+      what,
+      timeoutMs: 600_000,
+    });
+    const path = join(this.#snapshotDir, file ?? "");
+    const liveHeapMb = await liveHeap(path);
+    await rm(path);
+    return { rssMb, liveHeapMb };
+  }
+
+  stop(): Promise<void> {
+    return this.#process.stop();
+  }
+
+  /** SIGKILL: no hand-over, as when a node dies. */
+  kill(): Promise<void> {
+    return this.#process.stop({ signal: "SIGKILL" });
+  }
+}

@@ -1,0 +1,240 @@
+// Part (d) of the fleet benchmark: operator replicas sharing the clusters (SVC_OPERATOR_SHARDING,
+// docs/operator.md "Sharding by cluster"), each a real `svc operator` process.
+//  - For 1, 2 and 3 replicas, started fresh: each replica's clusters, RSS and live heap once every
+//    cluster is held and its queues are empty.
+//  - With the most replicas: one replica is SIGKILLed and, at that moment, a configMap flag is
+//    changed in every cluster. The stall is the time until the killed replica's clusters have the
+//    new value (another replica must first take their Leases over); the floor is the same change
+//    reaching the clusters of the replicas still alive, in the same run. A ConfigMap write
+//    restarts nothing, so the figure is the hand-over's, not the clusters' rollout speed.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, assignClusters, FEATURE_FLAG } from "@svc/core";
+import { waitFor } from "@svc/kube";
+import { clusterLeaseName } from "../../packages/operator/src/sharding.ts";
+import { FleetOperator, type OperatorMemory } from "./operator-process.ts";
+
+export interface ReplicaMemory extends OperatorMemory {
+  name: string;
+  clusters: string[];
+}
+
+export interface ReplicaRun {
+  replicas: number;
+  /** From the start of the processes until every cluster was held and every queue empty. */
+  settledSeconds: number;
+  members: ReplicaMemory[];
+}
+
+export interface Takeover {
+  leaseSeconds: number;
+  victim: string;
+  victimClusters: string[];
+  /** Kill (and change) → the new value in every one of the killed replica's clusters. */
+  stallMs: number;
+  /** Change → the new value in every cluster of the replicas left alive (the floor). */
+  floorMs: number;
+}
+
+export interface ReplicaResults {
+  runs: ReplicaRun[];
+  takeover: Takeover;
+}
+
+export interface ReplicaBenchOptions {
+  hub: KubeConfig;
+  hubKubeconfigPath: string;
+  /** Each cluster's id and kubeconfig, the hub first. */
+  clusters: readonly { id: string; kc: KubeConfig }[];
+  snapshotDir: string;
+  concurrency: number;
+  counts: readonly number[];
+  leaseSeconds: number;
+  /** Where the takeover flag lives in every cluster, and the one workload it selects. */
+  namespace: string;
+  app: string;
+}
+
+const CONFIGMAP = "fleet-takeover";
+const KEY = "value";
+const flagTarget = { group: API_GROUP, version: "v1alpha1", plural: FEATURE_FLAG.plural };
+
+async function startReplicas(options: ReplicaBenchOptions, count: number): Promise<FleetOperator[]> {
+  const replicas: FleetOperator[] = [];
+  for (let k = 0; k < count; k++) {
+    const name = `replica-${count}-${k}`;
+    // A folder each, so one replica's heap snapshot is never taken for another's.
+    const snapshotDir = join(options.snapshotDir, name);
+    await mkdir(snapshotDir, { recursive: true });
+    replicas.push(
+      await FleetOperator.start({
+        name,
+        kubeconfigPath: options.hubKubeconfigPath,
+        snapshotDir,
+        concurrency: options.concurrency,
+        settings: {
+          SVC_OPERATOR_SHARDING: "true",
+          SVC_OPERATOR_IDENTITY: name,
+          SVC_OPERATOR_LEASE_DURATION: `${options.leaseSeconds}s`,
+        },
+      }),
+    );
+  }
+  return replicas;
+}
+
+/**
+ * Until each replica caches exactly the clusters core's assignClusters gives it (what every
+ * replica computes from the live replicas: the hand-overs are done) and its queues are empty.
+ */
+async function settle(replicas: readonly FleetOperator[], clusterIds: readonly string[]): Promise<void> {
+  const owners = assignClusters(
+    clusterIds,
+    replicas.map((r) => r.name),
+  );
+  const assigned = (name: string) => clusterIds.filter((id) => owners.get(id) === name).sort();
+  await waitFor(
+    () => Promise.all(replicas.map((r) => r.cachedClusters())),
+    (cached) => replicas.every((r, i) => cached[i]?.join() === assigned(r.name).join()),
+    {
+      what: `${clusterIds.length} clusters shared by ${replicas.length} replicas as assigned`,
+      timeoutMs: 600_000,
+      intervalMs: 500,
+    },
+  );
+  for (const replica of replicas) await replica.idle("settled");
+}
+
+const valueIn = async (kc: KubeConfig, namespace: string): Promise<string | undefined> =>
+  (
+    await kc
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ namespace, name: CONFIGMAP })
+      .catch(() => undefined)
+  )?.data?.[KEY];
+
+/** The takeover flag in every cluster: created with `value`, or changed to it. */
+async function writeFlag(options: ReplicaBenchOptions, value: string, create: boolean): Promise<void> {
+  const { namespace } = options;
+  await Promise.all(
+    options.clusters.map(({ kc }) => {
+      const objects = kc.makeApiClient(CustomObjectsApi);
+      return create
+        ? objects.createNamespacedCustomObject({
+            ...flagTarget,
+            namespace,
+            body: {
+              apiVersion: API_GROUP_VERSION,
+              kind: FEATURE_FLAG.kind,
+              metadata: { name: CONFIGMAP },
+              spec: {
+                type: "string",
+                defaultValue: value,
+                delivery: {
+                  configMap: {
+                    configMapName: CONFIGMAP,
+                    key: KEY,
+                    selector: { matchLabels: { app: options.app } },
+                  },
+                },
+              },
+            },
+          })
+        : objects.patchNamespacedCustomObject(
+            { ...flagTarget, namespace, name: CONFIGMAP, body: { spec: { defaultValue: value } } },
+            setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+          );
+    }),
+  );
+}
+
+/** Milliseconds from `since` until each cluster's ConfigMap holds `value` (polled every 50 ms). */
+async function arrivals(
+  options: ReplicaBenchOptions,
+  value: string,
+  since: number,
+): Promise<Map<string, number>> {
+  const found = await Promise.all(
+    options.clusters.map(async ({ id, kc }) => {
+      await waitFor(
+        () => valueIn(kc, options.namespace),
+        (v) => v === value,
+        { what: `${CONFIGMAP}=${value} in ${id}`, timeoutMs: 600_000, intervalMs: 50 },
+      );
+      return [id, performance.now() - since] as const;
+    }),
+  );
+  return new Map(found);
+}
+
+async function holderOf(hub: KubeConfig, id: string): Promise<string | undefined> {
+  const lease = await hub
+    .makeApiClient(CoordinationV1Api)
+    .readNamespacedLease({ namespace: "svc-system", name: clusterLeaseName(id) })
+    .catch(() => undefined);
+  return lease?.spec?.holderIdentity ?? undefined;
+}
+
+async function measureTakeover(options: ReplicaBenchOptions, replicas: FleetOperator[]): Promise<Takeover> {
+  await writeFlag(options, "before", true);
+  await arrivals(options, "before", performance.now());
+  for (const replica of replicas) await replica.idle("takeover flag delivered");
+  // The replica with the most clusters, as the Leases name it.
+  const holders = new Map(
+    await Promise.all(options.clusters.map(async ({ id }) => [id, await holderOf(options.hub, id)] as const)),
+  );
+  const held = (name: string) => [...holders].filter(([, holder]) => holder === name).map(([id]) => id);
+  const victim = [...replicas].sort((a, b) => held(b.name).length - held(a.name).length)[0];
+  if (victim === undefined) throw new Error("no replica to kill");
+  const victimClusters = held(victim.name);
+  const killed = performance.now();
+  await Promise.all([victim.kill(), writeFlag(options, "after", false)]);
+  const times = await arrivals(options, "after", killed);
+  const over = (ids: string[]) => Math.max(...ids.map((id) => times.get(id) ?? NaN));
+  const survivors = options.clusters.map(({ id }) => id).filter((id) => !victimClusters.includes(id));
+  return {
+    leaseSeconds: options.leaseSeconds,
+    victim: victim.name,
+    victimClusters,
+    stallMs: over(victimClusters),
+    floorMs: survivors.length === 0 ? NaN : over(survivors),
+  };
+}
+
+export async function measureReplicas(options: ReplicaBenchOptions): Promise<ReplicaResults> {
+  const runs: ReplicaRun[] = [];
+  let takeover: Takeover | undefined;
+  const most = Math.max(...options.counts);
+  for (const count of options.counts) {
+    const started = performance.now();
+    const replicas = await startReplicas(options, count);
+    try {
+      await settle(
+        replicas,
+        options.clusters.map((c) => c.id),
+      );
+      const settledSeconds = (performance.now() - started) / 1000;
+      const members: ReplicaMemory[] = [];
+      for (const replica of replicas)
+        members.push({
+          name: replica.name,
+          clusters: await replica.cachedClusters(),
+          ...(await replica.memory(replica.name)),
+        });
+      runs.push({ replicas: count, settledSeconds, members });
+      if (count === most) takeover = await measureTakeover(options, replicas);
+    } finally {
+      await Promise.all(replicas.map((r) => r.stop()));
+    }
+  }
+  if (takeover === undefined) throw new Error("no replica count to measure the takeover with");
+  return { runs, takeover };
+}
