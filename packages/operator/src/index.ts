@@ -72,6 +72,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
           ] as const
         ).map(([kind, cache]) => ({ cluster: cluster.id, kind, objects: cache.list().length })),
       ),
+    () => registry?.registeredIds().length ?? 0,
   );
   const now = () => new Date();
   let writes = 0;

@@ -18,7 +18,17 @@ export interface QueueStats {
 /** Objects in each cluster's informer caches, by cluster and kind. */
 export type CacheSizes = () => { cluster: string; kind: string; objects: number }[];
 
-export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: CacheSizes) {
+/**
+ * `registeredClusters`: how many clusters are registered (the local one and every
+ * ClusterConnection), held here or not. Beside the replicas' `svc_operator_clusters_held` it
+ * shows a cluster no replica owns, which nothing else can: a cluster nobody holds exports no
+ * series of its own.
+ */
+export function createOperatorMetrics(
+  queueStats: () => QueueStats,
+  cacheSizes: CacheSizes,
+  registeredClusters: () => number,
+) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "svc_operator_" });
   return {
@@ -110,6 +120,14 @@ export function createOperatorMetrics(queueStats: () => QueueStats, cacheSizes: 
       name: "svc_operator_clusters_held",
       help: "Clusters whose Lease this replica holds and acts on (sharding by cluster)",
       registers: [registry],
+    }),
+    clustersRegistered: new Gauge({
+      name: "svc_operator_clusters_registered",
+      help: "Clusters registered (the local one and each ClusterConnection), as this replica last read them",
+      registers: [registry],
+      collect() {
+        this.set(registeredClusters());
+      },
     }),
     clusterPhase: new Gauge({
       name: "svc_operator_cluster_phase",

@@ -70,6 +70,7 @@ it("stores the newest of a cluster's reports, even when an older one is still in
     metrics: createOperatorMetrics(
       () => ({ depth: 0, delayed: 0 }),
       () => [],
+      () => 0,
     ),
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     now: () => new Date(),

@@ -7,6 +7,7 @@ describe("queueObservers", () => {
     const metrics = createOperatorMetrics(
       () => ({ depth: 0, delayed: 0 }),
       () => [],
+      () => 3,
     );
     const observers = queueObservers(metrics);
     observers.onAdd("east/shop/Deployment/web");
@@ -26,5 +27,7 @@ describe("queueObservers", () => {
     expect(text).toContain(
       'svc_operator_reconciles_total{cluster="east",kind="Deployment",outcome="success"} 1',
     );
+    // Read at scrape time: the alert on a cluster without an owning replica compares it with the held ones.
+    expect(text).toContain("svc_operator_clusters_registered 3");
   });
 });

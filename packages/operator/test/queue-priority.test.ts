@@ -36,6 +36,7 @@ function clusterController() {
     metrics: createOperatorMetrics(
       () => ({ depth: 0, delayed: 0 }),
       () => [],
+      () => 0,
     ),
     logger: pino({ level: "silent" }),
     now: () => new Date(0),
