@@ -51,17 +51,19 @@ export const commands: Record<string, Command> = {
     run: async () => (await import("./commands/dashboard.ts")).runDashboard(),
   },
   flags: {
-    summary: "import a flagd flag-definition file into a namespace, or export one (through the REST API)",
+    summary:
+      "manage flags through the REST API: login, list, get, create, set, toggle, delete, apply, diff, import, export",
     options: "own",
     settings: async () => ({
-      uses: settingsOf((await import("./commands/flags-arguments.ts")).parseFlagsSettings),
+      uses: settingsOf((await import("./flags/connection.ts")).parseCliSettings),
       notes: [
-        "svc flags import <file> --namespace N --cluster C --selector k=v[,k=v] [--delivery ...] [--dry-run];",
-        "svc flags export --namespace N --cluster C. --server and --token win over these variables;",
-        "svc flags alone prints every option. Details: docs/api-flags-clusters.md#import-and-export.",
+        "svc flags <verb> --help for each verb's options; svc flags alone lists the verbs.",
+        "--server and --token win over SVC_API_URL and SVC_TOKEN, which win over the login's token file",
+        "($XDG_CONFIG_HOME/svc/token). Exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict.",
+        "Details: docs/cli.md.",
       ],
     }),
-    run: async (args) => (await import("./commands/flags.ts")).runFlags(args),
+    run: async (args) => (await import("./commands/flags.ts")).runFlags(args, Object.keys(commands)),
   },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",

@@ -17,7 +17,9 @@ if (command && name !== undefined) {
   const options = command.options ?? [];
   const unknown =
     options === "own" ? [] : args.filter((arg) => !HELP.includes(arg) && !options.includes(arg));
-  if (args.some((arg) => HELP.includes(arg))) {
+  // A command that reads its own arguments answers `svc <command> <verb> --help` itself.
+  const ownHelp = options === "own" && args[0] !== undefined && !HELP.includes(args[0]);
+  if (!ownHelp && args.some((arg) => HELP.includes(arg))) {
     const { uses, notes } = await command.settings();
     process.stdout.write(commandHelp(name, command.summary, uses, notes));
   } else if (unknown.length > 0) {

@@ -45,7 +45,7 @@ describe("commandHelp", () => {
     expect(Object.keys(commands).sort()).toEqual(
       ["api", "dashboard", "dev", "flags", "operator", "reset-admin-password", "sidecar"].sort(),
     );
-    expect(await names("flags")).toEqual(["SVC_API_URL", "SVC_TOKEN"]);
+    expect(await names("flags")).toEqual(["SVC_API_URL", "SVC_TOKEN", "XDG_CONFIG_HOME"]);
     expect(await names("api")).toEqual(
       expect.arrayContaining(["SVC_API_PORT", "SVC_DATABASE_URL", "SVC_ADMIN_PASSWORD"]),
     );

@@ -1,5 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { describeErrors } from "@svc/core";
+import type { Environment } from "@svc/core/settings";
+import { parseCliSettings, resolveConnection, tokenPath } from "../flags/connection.ts";
+import { readSavedLogin } from "../flags/store.ts";
 import { FLAGS_USAGE, parseFlagsArguments, type ApiSettings, type FlagsRequest } from "./flags-arguments.ts";
 
 /** One call of the REST API; its answer, parsed when it is JSON. */
@@ -50,9 +53,38 @@ async function run(request: FlagsRequest, api: ApiSettings): Promise<string> {
     .join("");
 }
 
-/** `svc flags import|export`: exit 2 on a bad command line, 1 when the API refuses or is unreachable. */
-export async function runFlags(args: string[]): Promise<void> {
-  const parsed = parseFlagsArguments(args, process.env);
+/**
+ * Without --token or SVC_TOKEN, import and export use the token of `svc flags login` too (only
+ * for the server it was issued by), by handing it to their parser as the environment would.
+ */
+async function withSavedLogin(args: readonly string[], env: Environment): Promise<Environment> {
+  if (args.includes("--token") || (env["SVC_TOKEN"] ?? "") !== "") return env;
+  const settings = parseCliSettings(env);
+  if (!settings.ok) return env;
+  const saved = await readSavedLogin(tokenPath(settings.value));
+  const at = args.indexOf("--server");
+  const server = at >= 0 ? args[at + 1] : undefined;
+  const connection = resolveConnection(server === undefined ? {} : { server }, settings.value, saved);
+  if (!connection.ok) return env;
+  return { ...env, SVC_API_URL: connection.value.server, SVC_TOKEN: connection.value.token };
+}
+
+/**
+ * `svc flags <verb>`: import and export here (exit 2 on a bad command line, 1 when the API
+ * refuses or is unreachable), every other verb in ../flags/run.ts. `commands`: svc's command
+ * names, for the completion scripts.
+ */
+export async function runFlags(args: string[], commands: readonly string[] = []): Promise<void> {
+  const [action] = args;
+  if (action !== "import" && action !== "export") {
+    process.exitCode = await (await import("../flags/run.ts")).runFlagVerb(args, commands);
+    return;
+  }
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(FLAGS_USAGE);
+    return;
+  }
+  const parsed = parseFlagsArguments(args, await withSavedLogin(args, process.env));
   if (!parsed.ok) {
     process.stderr.write(`svc flags: ${describeErrors(parsed.errors)}\n\n${FLAGS_USAGE}`);
     process.exitCode = 2;

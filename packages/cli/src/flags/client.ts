@@ -1,0 +1,60 @@
+// The thin HTTP shell of `svc flags`: one request, its JSON answer, or an ApiError carrying the
+// status, from which the exit code is decided (exitCodeOf).
+import type { Connection } from "./connection.ts";
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function apiRequest<T>(
+  connection: Connection,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${connection.server}${path}`, {
+    method,
+    headers: {
+      ...(connection.token === "" ? {} : { authorization: `Bearer ${connection.token}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (response.ok) return json as T;
+  const error = (json as { error?: unknown } | undefined)?.error;
+  const message = typeof error === "string" ? error : text.slice(0, 500);
+  // A saved token ends after 24 hours or with a restart of the API server (sessions live in memory).
+  const hint = response.status === 401 ? " (log in again: svc flags login)" : "";
+  throw new ApiError(response.status, `${response.status} ${message}${hint}`);
+}
+
+/** /api/v1/flags/{ns}/{name}[/suffix]?clusterId=…[&more], every part escaped. */
+export function flagPath(
+  flag: { cluster: string; namespace: string; name: string },
+  suffix = "",
+  more: Record<string, string> = {},
+): string {
+  const query = new URLSearchParams({ clusterId: flag.cluster, ...more }).toString();
+  return `/api/v1/flags/${encodeURIComponent(flag.namespace)}/${encodeURIComponent(flag.name)}${suffix}?${query}`;
+}
+
+/** A failure decided before or beside any request: bad usage (2) or a bad file (1). */
+export class ExitError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

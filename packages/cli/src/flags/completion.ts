@@ -1,0 +1,74 @@
+// `svc flags completion bash|zsh` (pure: unit-tested, the bash script also run by bash): built
+// from the verb table, so a new verb or option is completed without editing a script. zsh runs
+// the same function through its bashcompinit layer: one script to keep right, not two.
+import { FLAGD_VERBS, VERBS, type OptionSpec } from "./verbs.ts";
+
+/** Options of import and export (flags-arguments.ts): completed by name only. */
+const FLAGD_OPTIONS = {
+  import: "--namespace --cluster --selector --delivery --config-map --key --dry-run --server --token",
+  export: "--namespace --cluster --server --token",
+};
+
+const quote = (words: readonly string[]) => `"${words.join(" ")}"`;
+
+function valueCases(): string[] {
+  const specs = new Map<string, OptionSpec>();
+  for (const verb of Object.values(VERBS)) for (const spec of verb.options) specs.set(spec.name, spec);
+  const cases: string[] = [];
+  for (const spec of specs.values()) {
+    const names = [spec.short, spec.name].filter((n) => n !== undefined).join("|");
+    if (spec.choices !== undefined)
+      cases.push(`    ${names}) COMPREPLY=($(compgen -W ${quote(spec.choices)} -- "$cur")); return ;;`);
+    else if (spec.file === true) cases.push(`    ${names}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
+    else if (spec.value !== undefined) cases.push(`    ${names}) return ;;`);
+  }
+  return cases;
+}
+
+function verbCases(): string[] {
+  const options = Object.entries(VERBS).map(([verb, spec]) => {
+    const names = spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
+    const words = verb === "completion" ? ["bash", "zsh"] : [...names, "--help"];
+    return `    ${verb}) words=${quote(words)} ;;`;
+  });
+  const flagd = Object.entries(FLAGD_OPTIONS).map(
+    ([verb, words]) => `    ${verb}) words="${words} --help" ;;`,
+  );
+  return [...options, ...flagd];
+}
+
+export function bashCompletion(commands: readonly string[]): string {
+  const verbs = [...Object.keys(VERBS), ...Object.keys(FLAGD_VERBS)];
+  return [
+    "# svc completion for bash: source <(svc flags completion bash)",
+    "_svc_complete() {",
+    '  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" words=""',
+    "  COMPREPLY=()",
+    "  if [[ $COMP_CWORD -eq 1 ]]; then",
+    `    COMPREPLY=($(compgen -W ${quote(commands)} -- "$cur")); return`,
+    "  fi",
+    '  [[ "${COMP_WORDS[1]}" == flags ]] || return',
+    "  if [[ $COMP_CWORD -eq 2 ]]; then",
+    `    COMPREPLY=($(compgen -W ${quote(verbs)} -- "$cur")); return`,
+    "  fi",
+    '  case "$prev" in',
+    ...valueCases(),
+    "  esac",
+    '  case "${COMP_WORDS[2]}" in',
+    ...verbCases(),
+    "  esac",
+    '  COMPREPLY=($(compgen -W "$words" -- "$cur"))',
+    "}",
+    "complete -F _svc_complete svc",
+    "",
+  ].join("\n");
+}
+
+export function zshCompletion(commands: readonly string[]): string {
+  return [
+    "# svc completion for zsh: source <(svc flags completion zsh)",
+    "autoload -U +X compinit && compinit",
+    "autoload -U +X bashcompinit && bashcompinit",
+    bashCompletion(commands),
+  ].join("\n");
+}

@@ -1,0 +1,84 @@
+// The request bodies of `create` and `set`, built from command-line options (pure: unit-tested).
+// They are sent as they are: the API server validates them with core's rules and names the
+// field it refuses.
+import type { Delivery, FlagCreateBody, FlagUpdateBody, FlagView } from "@svc/core";
+import type { DefinitionOptions, FlagRef } from "./parse.ts";
+import type { DeliveryKind } from "./verbs.ts";
+
+type FlagType = FlagCreateBody["type"];
+
+/** The kind of a delivery and its settings. */
+function kindOf(delivery: Delivery): DeliveryKind {
+  if (delivery.envVar !== undefined) return "envVar";
+  if (delivery.configMap !== undefined) return "configMap";
+  return "sidecar";
+}
+
+/**
+ * A delivery from options, over `base` when it has the same kind: `set --selector` keeps the
+ * variable's name, the ConfigMap or the port; a new kind starts from its own defaults.
+ */
+export function deliveryOf(options: DefinitionOptions, base?: Delivery): Delivery {
+  const baseKind = base === undefined ? undefined : kindOf(base);
+  const kind = options.delivery ?? baseKind ?? "sidecar";
+  const same = kind === baseKind ? base : undefined;
+  const baseSelector = base?.envVar?.selector ?? base?.configMap?.selector ?? base?.sidecar?.selector;
+  const selector = { matchLabels: options.selector ?? baseSelector?.matchLabels ?? {} };
+  if (kind === "envVar") {
+    const name = options.envName ?? same?.envVar?.name;
+    return { envVar: { ...(name === undefined ? {} : { name }), selector } };
+  }
+  if (kind === "configMap") {
+    const configMapName = options.configMap ?? same?.configMap?.configMapName ?? "";
+    const key = options.key ?? same?.configMap?.key ?? "";
+    return { configMap: { configMapName, key, selector } };
+  }
+  const port = options.port ?? same?.sidecar?.port;
+  return { sidecar: { ...(port === undefined ? {} : { port }), selector } };
+}
+
+/** POST /api/v1/flags for `svc flags create`. */
+export function createBody(flag: FlagRef, options: DefinitionOptions, enabled: boolean): FlagCreateBody {
+  return {
+    name: flag.name,
+    namespace: flag.namespace,
+    clusterId: flag.cluster,
+    type: (options.type ?? "boolean") as FlagType,
+    defaultValue: options.value ?? "",
+    ...(options.description === undefined ? {} : { description: options.description }),
+    enabled,
+    delivery: deliveryOf(options),
+  };
+}
+
+/** The definition fields of a flag as the API shows it: what a PUT replaces. */
+const DEFINITION_FIELDS = [
+  "type",
+  "defaultValue",
+  "description",
+  "delivery",
+  "key",
+  "variants",
+  "defaultVariant",
+  "targeting",
+  "evaluators",
+  "metadata",
+] as const;
+
+/**
+ * PUT /api/v1/flags/{ns}/{name} for `svc flags set`: the flag as read, with the options' fields
+ * changed, and the resourceVersion read, so a change made meanwhile is refused (409) instead
+ * of overwritten. `enabled` is left out: the flag keeps its state.
+ */
+export function setBody(current: FlagView, options: DefinitionOptions): FlagUpdateBody {
+  const body: Record<string, unknown> = {};
+  for (const field of DEFINITION_FIELDS) if (current[field] !== undefined) body[field] = current[field];
+  if (options.type !== undefined) body["type"] = options.type;
+  if (options.value !== undefined) body["defaultValue"] = options.value;
+  if (options.description !== undefined) body["description"] = options.description;
+  const touchesDelivery = (["delivery", "selector", "envName", "configMap", "key", "port"] as const).some(
+    (field) => options[field] !== undefined,
+  );
+  if (touchesDelivery) body["delivery"] = deliveryOf(options, current.delivery);
+  return { ...body, resourceVersion: current.resourceVersion } as FlagUpdateBody;
+}

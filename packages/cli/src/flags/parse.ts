@@ -1,0 +1,233 @@
+// A `svc flags <verb>` command line read into a typed request (pure: unit-tested). Every
+// problem is listed by the option it concerns; the shell exits 2 on any.
+import type { FieldError } from "@svc/core";
+import {
+  VERBS,
+  isVerb,
+  verbHelp,
+  type DeliveryKind,
+  type OptionSpec,
+  type Output,
+  type Verb,
+} from "./verbs.ts";
+
+/** Where a flag is: its cluster, namespace and name. */
+export interface FlagRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+/** The definition fields a command line sets (create: all of them; set: the ones to change). */
+export interface DefinitionOptions {
+  type?: string;
+  value?: string;
+  description?: string;
+  delivery?: DeliveryKind;
+  selector?: Record<string, string>;
+  envName?: string;
+  configMap?: string;
+  key?: string;
+  port?: number;
+}
+
+export type VerbRequest =
+  | { verb: "login"; username?: string; passwordStdin: boolean }
+  | { verb: "list"; cluster?: string; namespace?: string; prefix?: string }
+  | { verb: "get"; flag: FlagRef }
+  | { verb: "delete"; flag: FlagRef }
+  | { verb: "create"; flag: FlagRef; definition: DefinitionOptions; enabled: boolean; dryRun: boolean }
+  | { verb: "set"; flag: FlagRef; definition: DefinitionOptions; dryRun: boolean }
+  | { verb: "toggle"; flag: FlagRef; enabled?: boolean }
+  | { verb: "apply"; file: string; cluster: string; dryRun: boolean }
+  | { verb: "diff"; file: string; cluster: string; dryRun: boolean }
+  | { verb: "completion"; shell: "bash" | "zsh" };
+
+/** The options that say where the API is; the shell fills the rest from the environment and login. */
+export interface ConnectionOptions {
+  server?: string;
+  token?: string;
+}
+
+export type ParsedCommand =
+  | { kind: "help"; text: string }
+  | { kind: "usage"; verb?: Verb; errors: FieldError[] }
+  | { kind: "run"; request: VerbRequest; output: Output; connection: ConnectionOptions };
+
+export const DEFAULT_CLUSTER = "local";
+
+/** "k=v,k=v" as labels, or undefined when a pair lacks its '=' or its key. */
+export function parseLabels(text: string): Record<string, string> | undefined {
+  const pairs = text.split(",").map((pair) => pair.split("="));
+  if (pairs.some((pair) => pair.length !== 2 || pair[0] === "")) return undefined;
+  return Object.fromEntries(pairs as [string, string][]);
+}
+
+/** Reads options (`--name value`, `--name=value`, `-x value`) against the verb's table. */
+function readOptions(specs: readonly OptionSpec[], args: readonly string[], errors: FieldError[]) {
+  const values = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? "";
+    if (!arg.startsWith("-") || arg === "-") {
+      positional.push(arg);
+      continue;
+    }
+    const [word, inline] = arg.startsWith("--") ? splitOnce(arg) : [arg, undefined];
+    const spec = specs.find((s) => s.name === word || s.short === word);
+    if (spec === undefined) {
+      errors.push({ field: word, message: "is not an option of this verb" });
+    } else if (spec.value === undefined) {
+      if (inline !== undefined) errors.push({ field: spec.name, message: "takes no value" });
+      values.set(spec.name, "true");
+    } else {
+      const value = inline ?? args[++i];
+      if (value === undefined) errors.push({ field: spec.name, message: `needs a value (${spec.value})` });
+      else if (spec.choices !== undefined && !spec.choices.includes(value))
+        errors.push({ field: spec.name, message: `must be one of: ${spec.choices.join(", ")}` });
+      else values.set(spec.name, value);
+    }
+  }
+  return { values, positional };
+}
+
+function splitOnce(arg: string): [string, string | undefined] {
+  const at = arg.indexOf("=");
+  return at < 0 ? [arg, undefined] : [arg.slice(0, at), arg.slice(at + 1)];
+}
+
+/** NAMESPACE/NAME, or NAME with --namespace. */
+function flagRef(values: Map<string, string>, positional: string[], errors: FieldError[]): FlagRef {
+  const cluster = values.get("--cluster") ?? DEFAULT_CLUSTER;
+  const [first, ...extra] = positional;
+  if (extra.length > 0) errors.push({ field: extra[0] ?? "", message: "is one argument too many" });
+  if (first === undefined) {
+    errors.push({ field: "NAMESPACE/NAME", message: "is required" });
+    return { cluster, namespace: "", name: "" };
+  }
+  const parts = first.split("/");
+  const namespace = parts.length === 2 ? (parts[0] ?? "") : (values.get("--namespace") ?? "");
+  const name = parts.at(-1) ?? "";
+  if (parts.length > 2 || name === "" || namespace === "")
+    errors.push({
+      field: "NAMESPACE/NAME",
+      message: `must name a namespace and a flag, got ${JSON.stringify(first)}`,
+    });
+  else if (parts.length === 2 && values.has("--namespace") && values.get("--namespace") !== namespace)
+    errors.push({ field: "--namespace", message: `disagrees with ${first}` });
+  return { cluster, namespace, name };
+}
+
+function definitionOf(values: Map<string, string>, errors: FieldError[]): DefinitionOptions {
+  const definition: DefinitionOptions = {};
+  const text = { "--type": "type", "--value": "value", "--description": "description" } as const;
+  for (const [name, field] of Object.entries(text)) {
+    const value = values.get(name);
+    if (value !== undefined) definition[field] = value;
+  }
+  const delivery = values.get("--delivery");
+  if (delivery !== undefined) definition.delivery = delivery as DeliveryKind;
+  const selector = values.get("--selector");
+  if (selector !== undefined) {
+    const labels = parseLabels(selector);
+    if (labels === undefined) errors.push({ field: "--selector", message: "must be k=v[,k=v]" });
+    else definition.selector = labels;
+  }
+  const extras = { "--env-name": "envName", "--config-map": "configMap", "--key": "key" } as const;
+  for (const [name, field] of Object.entries(extras)) {
+    const value = values.get(name);
+    if (value !== undefined) definition[field] = value;
+  }
+  const port = values.get("--port");
+  if (port !== undefined) {
+    if (/^[0-9]{1,5}$/.test(port)) definition.port = Number(port);
+    else errors.push({ field: "--port", message: "must be a port number" });
+  }
+  return definition;
+}
+
+function noPositional(positional: string[], errors: FieldError[]) {
+  if (positional.length > 0) errors.push({ field: positional[0] ?? "", message: "is not expected here" });
+}
+
+function requestOf(verb: Verb, values: Map<string, string>, positional: string[], errors: FieldError[]) {
+  const has = (name: string) => values.has(name);
+  switch (verb) {
+    case "login": {
+      noPositional(positional, errors);
+      const username = values.get("--username");
+      return {
+        verb,
+        passwordStdin: has("--password-stdin"),
+        ...(username === undefined ? {} : { username }),
+      };
+    }
+    case "list": {
+      noPositional(positional, errors);
+      const filters = { cluster: "--cluster", namespace: "--namespace", prefix: "--prefix" } as const;
+      const request: VerbRequest & { verb: "list" } = { verb };
+      for (const [field, name] of Object.entries(filters)) {
+        const value = values.get(name);
+        if (value !== undefined) request[field as keyof typeof filters] = value;
+      }
+      return request;
+    }
+    case "get":
+    case "delete":
+      return { verb, flag: flagRef(values, positional, errors) };
+    case "create": {
+      const flag = flagRef(values, positional, errors);
+      const definition = definitionOf(values, errors);
+      for (const name of ["--type", "--value", "--selector"])
+        if (!has(name)) errors.push({ field: name, message: "is required" });
+      return { verb, flag, definition, enabled: !has("--disabled"), dryRun: has("--dry-run") };
+    }
+    case "set": {
+      const flag = flagRef(values, positional, errors);
+      const definition = definitionOf(values, errors);
+      if (Object.keys(definition).length === 0)
+        errors.push({ field: "", message: "nothing to set: give at least one of --type, --value, ..." });
+      return { verb, flag, definition, dryRun: has("--dry-run") };
+    }
+    case "toggle": {
+      const flag = flagRef(values, positional, errors);
+      if (has("--on") && has("--off"))
+        errors.push({ field: "--on", message: "and --off exclude each other" });
+      return { verb, flag, ...(has("--on") || has("--off") ? { enabled: has("--on") } : {}) };
+    }
+    case "apply":
+    case "diff": {
+      noPositional(positional, errors);
+      const file = values.get("--filename");
+      if (file === undefined) errors.push({ field: "--filename", message: "is required (-f FILE)" });
+      const cluster = values.get("--cluster") ?? DEFAULT_CLUSTER;
+      return { verb, file: file ?? "", cluster, dryRun: has("--dry-run") };
+    }
+    case "completion": {
+      const [shell, ...extra] = positional;
+      if ((shell !== "bash" && shell !== "zsh") || extra.length > 0)
+        errors.push({ field: "SHELL", message: "must be bash or zsh" });
+      return { verb, shell: shell === "zsh" ? "zsh" : "bash" };
+    }
+  }
+}
+
+/** `svc flags <verb> …` (the words after `flags`), for the verbs of this table. */
+export function parseVerbCommand(args: readonly string[]): ParsedCommand {
+  const [word = "", ...rest] = args;
+  if (!isVerb(word)) {
+    const message = word === "" ? "a verb is required" : `unknown verb ${JSON.stringify(word)}`;
+    return { kind: "usage", errors: [{ field: "", message }] };
+  }
+  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", text: verbHelp(word) };
+  const errors: FieldError[] = [];
+  const { values, positional } = readOptions(VERBS[word].options, rest, errors);
+  const request = requestOf(word, values, positional, errors) as VerbRequest;
+  if (errors.length > 0) return { kind: "usage", verb: word, errors };
+  const connection: ConnectionOptions = {};
+  const server = values.get("--server");
+  const token = values.get("--token");
+  if (server !== undefined) connection.server = server;
+  if (token !== undefined) connection.token = token;
+  return { kind: "run", request, output: (values.get("--output") ?? "table") as Output, connection };
+}

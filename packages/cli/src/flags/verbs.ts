@@ -1,0 +1,197 @@
+// The verbs of `svc flags` and their options: one table feeds the parser (parse.ts), every
+// verb's --help and the completion scripts (completion.ts), so the three cannot disagree.
+import { FLAG_TYPES } from "@svc/core/basics";
+
+export const OUTPUTS = ["table", "json", "yaml"] as const;
+export type Output = (typeof OUTPUTS)[number];
+export const DELIVERY_KINDS = ["sidecar", "envVar", "configMap"] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+
+export interface OptionSpec {
+  /** The long name, with its dashes: "--cluster". */
+  name: string;
+  short?: string;
+  /** What the value is called in help ("URL"); absent for a switch. */
+  value?: string;
+  /** The values it accepts, when they are a closed list (help, parsing and completion use it). */
+  choices?: readonly string[];
+  /** A file name: the completion offers files. */
+  file?: boolean;
+  help: string;
+}
+
+const option = (name: string, help: string, more: Omit<OptionSpec, "name" | "help"> = {}): OptionSpec => ({
+  name,
+  help,
+  ...more,
+});
+
+const SERVER = option("--server", "API server (default: SVC_API_URL, else the server of login)", {
+  value: "URL",
+});
+const TOKEN = option("--token", "bearer token (default: SVC_TOKEN, else the token of login)", {
+  value: "TOKEN",
+});
+const CONNECTION = [SERVER, TOKEN];
+const CLUSTER = option("--cluster", "cluster id (default local)", { short: "-c", value: "ID" });
+const NAMESPACE = option("--namespace", "namespace, when the flag is named without one", {
+  short: "-n",
+  value: "NS",
+});
+const OUTPUT = option("--output", "output format (default table)", {
+  short: "-o",
+  value: "FORMAT",
+  choices: OUTPUTS,
+});
+const DRY_RUN = option("--dry-run", "validate and preview the affected workloads; write nothing");
+const FILE = option("--filename", "a YAML or JSON file of flags ('-' for stdin)", {
+  short: "-f",
+  value: "FILE",
+  file: true,
+});
+/** The fields of a definition that a command line can set (variants and targeting: apply -f). */
+const DEFINITION = [
+  option("--type", "value type", { value: "TYPE", choices: FLAG_TYPES }),
+  option("--value", "default value, as text ('true', '42', '{\"a\":1}')", { value: "VALUE" }),
+  option("--description", "description", { value: "TEXT" }),
+  option("--delivery", "how workloads get it", { value: "KIND", choices: DELIVERY_KINDS }),
+  option("--selector", "workload labels, k=v[,k=v]", { value: "LABELS" }),
+  option("--env-name", "envVar: the variable's name (default FLAG_<NAME>)", { value: "NAME" }),
+  option("--config-map", "configMap: the ConfigMap's name", { value: "NAME" }),
+  option("--key", "configMap: the key in the ConfigMap", { value: "KEY" }),
+  option("--port", "sidecar: the flag server's port (default 8514)", { value: "PORT" }),
+];
+
+export interface VerbSpec {
+  /** What follows the verb in the usage line, options aside. */
+  args: string;
+  summary: string;
+  options: readonly OptionSpec[];
+  /** Lines after the options in --help. */
+  notes?: readonly string[];
+}
+
+export const VERBS = {
+  login: {
+    args: "",
+    summary: "log in and keep the token in $XDG_CONFIG_HOME/svc/token (mode 0600)",
+    options: [
+      SERVER,
+      option("--username", "user name (asked on a terminal when absent)", { short: "-u", value: "USER" }),
+      option("--password-stdin", "read the password from stdin (asked on a terminal otherwise)"),
+    ],
+    notes: ["In CI, set SVC_TOKEN and SVC_API_URL instead: nothing is written."],
+  },
+  list: {
+    args: "",
+    summary: "list flags (every cluster unless --cluster)",
+    options: [
+      option("--cluster", "only this cluster", { short: "-c", value: "ID" }),
+      option("--namespace", "only this namespace", { short: "-n", value: "NS" }),
+      option("--prefix", "only names starting with this", { value: "TEXT" }),
+      OUTPUT,
+      ...CONNECTION,
+    ],
+  },
+  get: {
+    args: "NAMESPACE/NAME",
+    summary: "show one flag",
+    options: [CLUSTER, NAMESPACE, OUTPUT, ...CONNECTION],
+  },
+  create: {
+    args: "NAMESPACE/NAME",
+    summary: "create a flag (enabled unless --disabled)",
+    options: [
+      CLUSTER,
+      NAMESPACE,
+      ...DEFINITION,
+      option("--disabled", "create it disabled"),
+      DRY_RUN,
+      OUTPUT,
+      ...CONNECTION,
+    ],
+    notes: ["--type, --value and --selector are required; --delivery is sidecar by default."],
+  },
+  set: {
+    args: "NAMESPACE/NAME",
+    summary: "change fields of a flag; the others keep their value",
+    options: [CLUSTER, NAMESPACE, ...DEFINITION, DRY_RUN, OUTPUT, ...CONNECTION],
+    notes: ["Refused with exit 4 when the flag changed between its read and the write."],
+  },
+  toggle: {
+    args: "NAMESPACE/NAME",
+    summary: "flip a flag's enabled state, or set it with --on or --off",
+    options: [
+      CLUSTER,
+      NAMESPACE,
+      option("--on", "enable it (nothing changes when it is enabled)"),
+      option("--off", "disable it (nothing changes when it is disabled)"),
+      OUTPUT,
+      ...CONNECTION,
+    ],
+  },
+  delete: {
+    args: "NAMESPACE/NAME",
+    summary: "delete a flag (admin); the operator withdraws what it delivered",
+    options: [CLUSTER, NAMESPACE, OUTPUT, ...CONNECTION],
+  },
+  apply: {
+    args: "-f FILE",
+    summary: "create or change every flag of a file; unchanged flags are not written",
+    options: [FILE, CLUSTER, DRY_RUN, OUTPUT, ...CONNECTION],
+    notes: [
+      "The file: a list of flags in the REST API's shape (what get/list -o yaml print), YAML or JSON.",
+      "Every flag is checked and previewed first: nothing is written when one is refused.",
+      "Flags missing from the file are left alone. docs/cli.md.",
+    ],
+  },
+  diff: {
+    args: "-f FILE",
+    summary: "show what apply would change, field by field, and the workloads it would touch",
+    options: [FILE, CLUSTER, OUTPUT, ...CONNECTION],
+  },
+  completion: {
+    args: "bash|zsh",
+    summary: "print a shell completion script",
+    options: [],
+    notes: ["bash: source <(svc flags completion bash); zsh: source <(svc flags completion zsh)"],
+  },
+} as const satisfies Record<string, VerbSpec>;
+
+export type Verb = keyof typeof VERBS;
+export const isVerb = (word: string): word is Verb => Object.hasOwn(VERBS, word);
+
+/** The verbs of the first version, parsed by flags-arguments.ts: listed in help and completion. */
+export const FLAGD_VERBS = {
+  import: "create every flag of a flagd file in a namespace (svc flags import --help)",
+  export: "print a namespace's flags as a flagd file (svc flags export --help)",
+} as const;
+
+export const EXIT_CODES = "exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict";
+
+function optionLine(spec: OptionSpec): string {
+  const names = [spec.short, spec.name].filter((n) => n !== undefined).join(", ");
+  const value = spec.value === undefined ? "" : ` ${spec.value}`;
+  const choices = spec.choices === undefined ? "" : ` (${spec.choices.join("|")})`;
+  return `  ${`${names}${value}`.padEnd(26)}  ${spec.help}${choices}`;
+}
+
+/** `svc flags <verb> --help`. */
+export function verbHelp(verb: Verb): string {
+  const spec: VerbSpec = VERBS[verb];
+  const args = spec.args === "" ? "" : ` ${spec.args}`;
+  const lines = [`usage: svc flags ${verb}${args} [options]`, "", `${spec.summary}.`];
+  if (spec.options.length > 0) lines.push("", "options:", ...spec.options.map(optionLine));
+  if (spec.notes !== undefined) lines.push("", ...spec.notes);
+  return `${[...lines, "", EXIT_CODES].join("\n")}\n`;
+}
+
+/** `svc flags` alone, or with an unknown verb. */
+export function flagsUsage(): string {
+  const all: [string, string][] = [
+    ...Object.entries(VERBS).map(([verb, spec]): [string, string] => [verb, spec.summary]),
+    ...Object.entries(FLAGD_VERBS),
+  ];
+  const lines = all.map(([verb, summary]) => `  ${verb.padEnd(10)}  ${summary}`);
+  return `usage: svc flags <verb> [options]   (svc flags <verb> --help)\n\nverbs:\n${lines.join("\n")}\n\n${EXIT_CODES}\n`;
+}

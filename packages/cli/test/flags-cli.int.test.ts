@@ -1,0 +1,215 @@
+// `svc flags` verbs as processes (node packages/cli/src/main.ts) against a real API server and
+// kube-apiserver, as a pipeline runs them: issue 24's script login → apply -f (3 flags) → diff
+// → set → toggle → list -o json → delete, with each exit code and output; and a bad file.
+// One API server in this process for the file; only the CLI is spawned.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { AppsV1Api } from "@kubernetes/client-node";
+import type { FlagView } from "@svc/core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startClusterApi, type ClusterApi } from "../../api/test/support/cluster-api.ts";
+import { ADMIN_PASSWORD } from "../../api/test/support/harness.ts";
+import { eventually, testNamespace } from "../../../test/support/kube.ts";
+
+const MAIN = resolve(import.meta.dirname, "../src/main.ts");
+
+let env: ClusterApi;
+let ns = "";
+let home = "";
+
+beforeAll(async () => {
+  env = await startClusterApi("cli-verbs");
+  ns = await testNamespace(env.kc, "cli-verbs");
+  home = await mkdtemp(join(tmpdir(), "svc-cli-verbs-"));
+  const labels = { app: "web" };
+  await env.kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    namespace: ns,
+    body: {
+      metadata: { name: "web", labels },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: "web", image: "registry.invalid/web" }] },
+        },
+      },
+    },
+  });
+  await eventually(
+    () =>
+      env.api.call("GET", `/api/v1/clusters/local/workloads?namespace=${ns}`, { token: env.tokens.viewer }),
+    (reply) => Array.isArray(reply.json) && reply.json.length === 1,
+    "the Deployment in the API",
+    10_000,
+  );
+});
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+/** `svc flags …` to its end (bounded), with no SVC_TOKEN: the token comes from login's file. */
+async function svc(args: string[], stdin = "") {
+  const child = spawn(process.execPath, [MAIN, "flags", ...args], {
+    env: { PATH: process.env["PATH"] ?? "", HOME: home, XDG_CONFIG_HOME: join(home, "config") },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(stdin);
+  const timeout = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const [code] = (await once(child, "exit")) as [number | null];
+  clearTimeout(timeout);
+  return { code, stdout, stderr };
+}
+
+/** The flag as the API stores it now (read directly, not through the CLI). */
+async function stored(name: string): Promise<FlagView | undefined> {
+  const reply = await env.api.call("GET", `/api/v1/flags/${ns}/${name}?clusterId=local`, {
+    token: env.tokens.admin,
+  });
+  return reply.status === 200 ? (reply.json as FlagView) : undefined;
+}
+
+const threeFlags = (checkoutValue: string) => `
+- name: checkout
+  namespace: ${ns}
+  type: boolean
+  defaultValue: ${checkoutValue}
+  description: New checkout flow
+  delivery: { envVar: { selector: { matchLabels: { app: web } } } }
+- name: limit
+  namespace: ${ns}
+  type: integer
+  defaultValue: "10"
+  delivery: { configMap: { configMapName: shop-flags, key: limit, selector: { matchLabels: { app: web } } } }
+- name: theme
+  namespace: ${ns}
+  type: string
+  defaultValue: dark
+  delivery: { sidecar: { selector: { matchLabels: { app: other } } } }
+`;
+
+it("runs login → apply -f → diff → set → toggle → list -o json → delete, with exit codes 0, 3 and 4", async () => {
+  const login = await svc(
+    ["login", "--server", env.api.url, "--username", "admin", "--password-stdin"],
+    `${ADMIN_PASSWORD}\n`,
+  );
+  expect(login.code, login.stderr).toBe(0);
+  const tokenFile = join(home, "config", "svc", "token");
+  expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+  const { token, server } = JSON.parse(await readFile(tokenFile, "utf8")) as {
+    token: string;
+    server: string;
+  };
+  expect(server).toBe(env.api.url);
+  expect(token).toMatch(/^[0-9a-f]{64}$/);
+  expect(login.stdout + login.stderr).not.toContain(token);
+
+  const file = join(home, "flags.yaml");
+  await writeFile(file, threeFlags("true"));
+  const applied = await svc(["apply", "-f", file]);
+  expect(applied.code, applied.stderr).toBe(0);
+  for (const name of ["checkout", "limit", "theme"])
+    expect(applied.stdout).toContain(`${ns}/${name} (cluster local) created`);
+  expect((await stored("checkout"))?.defaultValue).toBe("true");
+
+  // Idempotent: a second apply writes nothing, so no flag gets a new resourceVersion.
+  const versions = await Promise.all(
+    ["checkout", "limit", "theme"].map(async (n) => (await stored(n))?.resourceVersion),
+  );
+  const again = await svc(["apply", "-f", file]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout.match(/ unchanged$/gm)).toHaveLength(3);
+  expect(
+    await Promise.all(["checkout", "limit", "theme"].map(async (n) => (await stored(n))?.resourceVersion)),
+  ).toEqual(versions);
+
+  // diff: the changed field, the workload it restarts; nothing written.
+  await writeFile(file, threeFlags("false"));
+  const diff = await svc(["diff", "-f", file]);
+  expect(diff.code, diff.stderr).toBe(0);
+  expect(diff.stdout).toContain(`~ ${ns}/checkout (cluster local): changed`);
+  expect(diff.stdout).toContain('defaultValue: "true" → "false"');
+  expect(diff.stdout).toMatch(
+    new RegExp(`Deployment ${ns}/web +matched by labels +restarts \\(.+\\) +value "false"`),
+  );
+  expect(diff.stdout).toContain(`= ${ns}/limit (cluster local): unchanged`);
+  expect(diff.stdout).toContain("0 to create, 1 to change, 2 unchanged");
+  expect((await stored("checkout"))?.resourceVersion).toBe(versions[0]);
+
+  const set = await svc(["set", `${ns}/limit`, "--value", "20"]);
+  expect(set.code, set.stderr).toBe(0);
+  expect(set.stdout).toMatch(new RegExp(`^${ns} +limit +local +integer +20 +yes +configMap app=web`, "m"));
+  expect((await stored("limit"))?.defaultValue).toBe("20");
+
+  const toggled = await svc(["toggle", "theme", "-n", ns, "-o", "json"]);
+  expect(toggled.code, toggled.stderr).toBe(0);
+  expect((JSON.parse(toggled.stdout) as FlagView).enabled).toBe(false);
+
+  const listed = await svc(["list", "--namespace", ns, "-o", "json"]);
+  expect(listed.code, listed.stderr).toBe(0);
+  const flags = JSON.parse(listed.stdout) as FlagView[];
+  expect(flags.map((f) => [f.name, f.defaultValue, f.enabled])).toEqual([
+    ["checkout", "true", true],
+    ["limit", "20", true],
+    ["theme", "dark", false],
+  ]);
+
+  const deleted = await svc(["delete", `${ns}/theme`]);
+  expect(deleted.code, deleted.stderr).toBe(0);
+  expect(deleted.stdout).toBe(`flag ${ns}/theme deleted\n`);
+  const gone = await svc(["get", `${ns}/theme`]);
+  expect(gone.code).toBe(3);
+  expect(gone.stderr).toContain("404");
+
+  const duplicate = await svc([
+    "create",
+    `${ns}/limit`,
+    "--type",
+    "integer",
+    "--value",
+    "1",
+    "--selector",
+    "app=web",
+  ]);
+  expect(duplicate.code).toBe(4);
+  expect(duplicate.stderr).toContain("409");
+});
+
+it("refuses a bad file with exit 1 naming the field, before any write; bad usage is exit 2", async () => {
+  const file = join(home, "bad.yaml");
+  await writeFile(
+    file,
+    JSON.stringify([
+      {
+        name: "fine",
+        namespace: ns,
+        type: "boolean",
+        defaultValue: "true",
+        delivery: { sidecar: { selector: { matchLabels: { app: "web" } } } },
+      },
+      {
+        name: "broken",
+        namespace: ns,
+        type: "boolean",
+        defaultValue: "maybe",
+        delivery: { sidecar: { selector: { matchLabels: { app: "web" } } } },
+      },
+    ]),
+  );
+  const bad = await svc(["apply", "-f", file, "--token", env.tokens.editor, "--server", env.api.url]);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toContain(`${file}: [1].defaultValue:`);
+  expect(bad.stderr).toContain(`(flag ${ns}/broken)`);
+  expect(await stored("fine")).toBeUndefined();
+
+  const usage = await svc(["apply", "--token", env.tokens.editor, "--server", env.api.url]);
+  expect(usage.code).toBe(2);
+  expect(usage.stderr).toContain("--filename: is required");
+});
