@@ -147,6 +147,13 @@ it("runs login → apply -f → diff → set → toggle → list -o json → del
   expect(set.code, set.stderr).toBe(0);
   expect(set.stdout).toMatch(new RegExp(`^${ns} +limit +local +integer +20 +yes +configMap app=web`, "m"));
   expect((await stored("limit"))?.defaultValue).toBe("20");
+  // What get -o yaml prints is a file apply takes back, unchanged (read-only fields ignored).
+  const yaml = await svc(["get", `${ns}/limit`, "-o", "yaml"]);
+  expect(yaml.stdout).toContain("resourceVersion:");
+  await writeFile(join(home, "limit.yaml"), yaml.stdout);
+  const roundTrip = await svc(["apply", "-f", join(home, "limit.yaml")]);
+  expect(roundTrip.code, roundTrip.stderr).toBe(0);
+  expect(roundTrip.stdout).toBe(`${ns}/limit (cluster local) unchanged\n`);
 
   const toggled = await svc(["toggle", "theme", "-n", ns, "-o", "json"]);
   expect(toggled.code, toggled.stderr).toBe(0);

@@ -179,7 +179,8 @@ function requestOf(verb: Verb, values: Map<string, string>, positional: string[]
       const flag = flagRef(values, positional, errors);
       const definition = definitionOf(values, errors);
       for (const name of ["--type", "--value", "--selector"])
-        if (!has(name)) errors.push({ field: name, message: "is required" });
+        if (!has(name) && !errors.some((e) => e.field === name))
+          errors.push({ field: name, message: "is required" });
       return { verb, flag, definition, enabled: !has("--disabled"), dryRun: has("--dry-run") };
     }
     case "set": {
@@ -199,7 +200,8 @@ function requestOf(verb: Verb, values: Map<string, string>, positional: string[]
     case "diff": {
       noPositional(positional, errors);
       const file = values.get("--filename");
-      if (file === undefined) errors.push({ field: "--filename", message: "is required (-f FILE)" });
+      if (file === undefined && !errors.some((e) => e.field === "--filename"))
+        errors.push({ field: "--filename", message: "is required (-f FILE)" });
       const cluster = values.get("--cluster") ?? DEFAULT_CLUSTER;
       return { verb, file: file ?? "", cluster, dryRun: has("--dry-run") };
     }

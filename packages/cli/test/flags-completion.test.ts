@@ -1,0 +1,43 @@
+// The completion scripts, run by bash itself: what a user gets after pressing tab.
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { commands } from "../src/commands.ts";
+import { bashCompletion, zshCompletion } from "../src/flags/completion.ts";
+
+const script = bashCompletion(Object.keys(commands));
+
+/** COMPREPLY for the words typed so far (the last one is the word being completed). */
+function complete(words: string[]): string[] {
+  const line = words.map((w) => `'${w}'`).join(" ");
+  const run = spawnSync(
+    "bash",
+    [
+      "-c",
+      `${script}\nCOMP_WORDS=(${line}); COMP_CWORD=${words.length - 1}; _svc_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { encoding: "utf8", cwd: import.meta.dirname },
+  );
+  expect(run.stderr).toBe("");
+  return run.stdout.split("\n").filter((w) => w !== "");
+}
+
+describe("bash completion", () => {
+  it("completes svc's commands, the verbs of flags, each verb's options and their values", () => {
+    expect(complete(["svc", ""])).toEqual(Object.keys(commands));
+    expect(complete(["svc", "flags", "d"])).toEqual(["delete", "diff"]);
+    expect(complete(["svc", "flags", "toggle", "shop/a", "--o"])).toEqual(["--on", "--off", "--output"]);
+    expect(complete(["svc", "flags", "get", "-o", ""])).toEqual(["table", "json", "yaml"]);
+    expect(complete(["svc", "flags", "create", "a/b", "--delivery", "e"])).toEqual(["envVar"]);
+    expect(complete(["svc", "flags", "import", "f.json", "--sel"])).toEqual(["--selector"]);
+    expect(complete(["svc", "flags", "apply", "-f", "flags-completion.test"])).toEqual([
+      "flags-completion.test.ts",
+    ]);
+    expect(complete(["svc", "flags", "get", "--server", ""])).toEqual([]);
+    expect(complete(["svc", "flags", "completion", ""])).toEqual(["bash", "zsh"]);
+  });
+
+  it("zsh loads the same function through bashcompinit", () => {
+    expect(zshCompletion(["flags"])).toContain("bashcompinit");
+    expect(zshCompletion(["flags"])).toContain("complete -F _svc_complete svc");
+  });
+});
