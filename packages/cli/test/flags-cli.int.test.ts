@@ -76,6 +76,14 @@ async function stored(name: string): Promise<FlagView | undefined> {
   return reply.status === 200 ? (reply.json as FlagView) : undefined;
 }
 
+/** The audit log's events about this file's flags (what was written, by whom). */
+async function flagEvents(): Promise<{ action: string; resourceName: string }[]> {
+  const reply = await env.api.call("GET", `/api/v1/audit?resource=flag&namespace=${ns}`, {
+    token: env.tokens.admin,
+  });
+  return reply.json as { action: string; resourceName: string }[];
+}
+
 const threeFlags = (checkoutValue: string) => `
 - name: checkout
   namespace: ${ns}
@@ -126,6 +134,12 @@ it("runs login → apply -f → diff → set → toggle → list -o json → del
   const again = await svc(["apply", "-f", file]);
   expect(again.code, again.stderr).toBe(0);
   expect(again.stdout.match(/ unchanged$/gm)).toHaveLength(3);
+  // Not even a no-op write (which would keep the resourceVersion): the audit log has only the creations.
+  expect((await flagEvents()).map((e) => `${e.action} ${e.resourceName}`).sort()).toEqual([
+    "create checkout",
+    "create limit",
+    "create theme",
+  ]);
   expect(
     await Promise.all(["checkout", "limit", "theme"].map(async (n) => (await stored(n))?.resourceVersion)),
   ).toEqual(versions);

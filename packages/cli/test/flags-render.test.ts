@@ -24,7 +24,7 @@ const flag: FlagView = {
 };
 
 describe("tables", () => {
-  it("pads columns to their widest cell, the last one unpadded", () => {
+  it("pads columns to their widest cell, with no trailing spaces", () => {
     expect(
       table([
         ["A", "BB", "C"],

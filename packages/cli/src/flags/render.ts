@@ -5,16 +5,14 @@ import { stringify } from "yaml";
 import type { FieldChange, FlagPlan } from "./plan.ts";
 import type { Output } from "./verbs.ts";
 
-/** Columns padded to their widest cell, two spaces apart; the last column is not padded. */
+/** Columns padded to their widest cell, two spaces apart; no line ends in spaces. */
 export function table(rows: readonly (readonly string[])[]): string {
   const columns = Math.max(0, ...rows.map((row) => row.length));
   const widths = Array.from({ length: columns }, (_, c) =>
     Math.max(...rows.map((row) => (row[c] ?? "").length)),
   );
   return rows
-    .map((row) =>
-      row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join("  "),
-    )
+    .map((row) => row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join("  "))
     .map((line) => `${line.trimEnd()}\n`)
     .join("");
 }
