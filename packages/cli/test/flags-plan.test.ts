@@ -105,7 +105,7 @@ describe("create and set bodies", () => {
     expect(setBody(stored, { value: "false" })).toEqual({
       type: "boolean",
       defaultValue: "false",
-      description: "",
+      // The API shows no description as ""; a PUT without one stores the same.
       delivery: stored.delivery,
       resourceVersion: "7",
     });

@@ -1,38 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { describeErrors } from "@svc/core";
 import type { Environment } from "@svc/core/settings";
+import { apiRequest } from "../flags/client.ts";
 import { parseCliSettings, resolveConnection, tokenPath } from "../flags/connection.ts";
 import { readSavedLogin } from "../flags/store.ts";
 import { FLAGS_USAGE, parseFlagsArguments, type ApiSettings, type FlagsRequest } from "./flags-arguments.ts";
 
-/** One call of the REST API; its answer, parsed when it is JSON. */
-async function call(api: ApiSettings, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${api.server}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${api.token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const error = (json as { error?: unknown } | undefined)?.error;
-  return { status: response.status, json, error: typeof error === "string" ? error : text.slice(0, 500) };
-}
-
 async function run(request: FlagsRequest, api: ApiSettings): Promise<string> {
   const query = new URLSearchParams({ clusterId: request.cluster, namespace: request.namespace }).toString();
   if (request.action === "export") {
-    const answer = await call(api, "GET", `/api/v1/flags/export?${query}`);
-    if (answer.status !== 200) throw new Error(`${answer.status} ${answer.error}`);
-    return `${JSON.stringify(answer.json, null, 2)}\n`;
+    const exported = await apiRequest<unknown>(api, "GET", `/api/v1/flags/export?${query}`);
+    return `${JSON.stringify(exported, null, 2)}\n`;
   }
   let file: unknown;
   try {
@@ -44,9 +22,12 @@ async function run(request: FlagsRequest, api: ApiSettings): Promise<string> {
     );
   }
   const body = { delivery: request.delivery, file, dryRun: request.dryRun };
-  const answer = await call(api, "POST", `/api/v1/flags/import?${query}`, body);
-  if (answer.status !== 200 && answer.status !== 201) throw new Error(`${answer.status} ${answer.error}`);
-  const { flags } = answer.json as { flags: { name: string; key: string }[] };
+  const { flags } = await apiRequest<{ flags: { name: string; key: string }[] }>(
+    api,
+    "POST",
+    `/api/v1/flags/import?${query}`,
+    body,
+  );
   const verb = request.dryRun ? "would create" : "created";
   return flags
     .map((f) => `${verb} ${request.namespace}/${f.name}${f.key === f.name ? "" : ` (key ${f.key})`}\n`)

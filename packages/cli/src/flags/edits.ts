@@ -1,25 +1,24 @@
 // The request bodies of `create` and `set`, built from command-line options (pure: unit-tested).
 // They are sent as they are: the API server validates them with core's rules and names the
 // field it refuses.
-import type { Delivery, FlagCreateBody, FlagUpdateBody, FlagView } from "@svc/core";
+import {
+  deliveryKind,
+  type Delivery,
+  type FlagCreateBody,
+  type FlagUpdateBody,
+  type FlagView,
+} from "@svc/core";
 import type { DefinitionOptions, FlagRef } from "./parse.ts";
-import type { DeliveryKind } from "./verbs.ts";
+import { definitionOf } from "./plan.ts";
 
 type FlagType = FlagCreateBody["type"];
-
-/** The kind of a delivery and its settings. */
-function kindOf(delivery: Delivery): DeliveryKind {
-  if (delivery.envVar !== undefined) return "envVar";
-  if (delivery.configMap !== undefined) return "configMap";
-  return "sidecar";
-}
 
 /**
  * A delivery from options, over `base` when it has the same kind: `set --selector` keeps the
  * variable's name, the ConfigMap or the port; a new kind starts from its own defaults.
  */
 export function deliveryOf(options: DefinitionOptions, base?: Delivery): Delivery {
-  const baseKind = base === undefined ? undefined : kindOf(base);
+  const baseKind = base === undefined ? undefined : deliveryKind(base);
   const kind = options.delivery ?? baseKind ?? "sidecar";
   const same = kind === baseKind ? base : undefined;
   const baseSelector = base?.envVar?.selector ?? base?.configMap?.selector ?? base?.sidecar?.selector;
@@ -51,28 +50,13 @@ export function createBody(flag: FlagRef, options: DefinitionOptions, enabled: b
   };
 }
 
-/** The definition fields of a flag as the API shows it: what a PUT replaces. */
-const DEFINITION_FIELDS = [
-  "type",
-  "defaultValue",
-  "description",
-  "delivery",
-  "key",
-  "variants",
-  "defaultVariant",
-  "targeting",
-  "evaluators",
-  "metadata",
-] as const;
-
 /**
  * PUT /api/v1/flags/{ns}/{name} for `svc flags set`: the flag as read, with the options' fields
  * changed, and the resourceVersion read, so a change made meanwhile is refused (409) instead
  * of overwritten. `enabled` is left out: the flag keeps its state.
  */
 export function setBody(current: FlagView, options: DefinitionOptions): FlagUpdateBody {
-  const body: Record<string, unknown> = {};
-  for (const field of DEFINITION_FIELDS) if (current[field] !== undefined) body[field] = current[field];
+  const body = definitionOf(current, false);
   if (options.type !== undefined) body["type"] = options.type;
   if (options.value !== undefined) body["defaultValue"] = options.value;
   if (options.description !== undefined) body["description"] = options.description;

@@ -1,11 +1,10 @@
 // The verbs of `svc flags` and their options: one table feeds the parser (parse.ts), every
 // verb's --help and the completion scripts (completion.ts), so the three cannot disagree.
-import { FLAG_TYPES } from "@svc/core/basics";
+import { DELIVERY_KINDS, FLAG_TYPES, type DeliveryKind } from "@svc/core/basics";
 
 export const OUTPUTS = ["table", "json", "yaml"] as const;
 export type Output = (typeof OUTPUTS)[number];
-export const DELIVERY_KINDS = ["sidecar", "envVar", "configMap"] as const;
-export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export type { DeliveryKind };
 
 export interface OptionSpec {
   /** The long name, with its dashes: "--cluster". */
