@@ -1,5 +1,6 @@
 import { isDns1123Label, SYSTEM_NAMESPACE, type Validated } from "@svc/core";
 import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import { readSsoConfig, type SsoConfig } from "./sso/settings.ts";
 
 export type DatabaseConfig = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
 
@@ -20,6 +21,10 @@ export interface ApiConfig {
   clusterId: string;
   /** The service's own namespace in the hub: ClusterConnections and their Secrets. */
   systemNamespace: string;
+  /** Single sign-on through an OpenID provider; undefined when not configured. */
+  sso: SsoConfig | undefined;
+  /** false: only `admin` may log in with a password, everyone else signs in with SSO. */
+  passwordLogin: boolean;
 }
 
 export const DEFAULT_CLUSTER_ID = "local";
@@ -55,6 +60,11 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   ] as const) {
     if (!isDns1123Label(value)) read.problem(name, `must be a DNS-1123 label, got ${JSON.stringify(value)}`);
   }
+  const sso = readSsoConfig(read);
+  const passwordLogin = read.boolean("SVC_PASSWORD_LOGIN", true);
+  if (!passwordLogin && sso === undefined) {
+    read.problem("SVC_PASSWORD_LOGIN", "can be false only with single sign-on (SVC_OIDC_ISSUER_URL) set");
+  }
   if (read.errors.length > 0) return { ok: false, errors: [...read.errors] };
   const host = read.text("SVC_API_HOST", "0.0.0.0");
   return {
@@ -71,6 +81,8 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
       trustProxy,
       clusterId,
       systemNamespace,
+      sso,
+      passwordLogin,
     },
   };
 }

@@ -27,6 +27,7 @@ import "./http/request.ts";
 import { createMetrics, metricsServer } from "./metrics.ts";
 import { auditRoutes } from "./audit/routes.ts";
 import { authRoutes } from "./auth/routes.ts";
+import { ssoRoutes } from "./sso/routes.ts";
 import { healthRoutes } from "./http/health.ts";
 import { installOpenApi, openApiRoutes } from "./http/openapi.ts";
 import { userRoutes } from "./users/routes.ts";
@@ -127,6 +128,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   });
   await app.register(healthRoutes(context));
   await app.register(authRoutes(context));
+  await app.register(ssoRoutes(context));
   await app.register(userRoutes(context));
   await app.register(auditRoutes(context));
   await app.register(flagRoutes(context));

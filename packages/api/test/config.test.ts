@@ -17,6 +17,8 @@ describe("parseApiConfig", () => {
         trustProxy: false,
         clusterId: "local",
         systemNamespace: "svc-system",
+        sso: undefined,
+        passwordLogin: true,
       },
     });
   });

@@ -2,8 +2,11 @@
 // environment variable, default and rule, taken from the command's own parser (settingsOf).
 import type { SettingUse } from "@svc/core/settings";
 
-/** Settings whose value is secret: their default is never shown (there is none anyway). */
-const SECRET = /PASSWORD|TOKEN|DATABASE_URL/;
+/**
+ * Settings whose value is secret: their default is never shown (there is none anyway). By the
+ * name's end, so that SVC_PASSWORD_LOGIN (true or false) shows its default.
+ */
+const SECRET = /(PASSWORD|TOKEN|SECRET|DATABASE_URL)$/;
 
 function defaultText(use: SettingUse): string {
   if (use.fallback === "") return "(none)";

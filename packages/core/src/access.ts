@@ -39,6 +39,12 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   "POST /api/v1/auth/login": { access: "public", audit: { resource: "session", action: "login" } },
   "POST /api/v1/auth/logout": { access: ANY_ROLE, audit: { resource: "session", action: "logout" } },
   "GET /api/v1/auth/me": { access: ANY_ROLE },
+  "GET /api/v1/auth/methods": { access: "public" },
+  "GET /api/v1/auth/sso/login": { access: "public" },
+  // The one audited GET: the provider's redirect back is a sign-in (its handler records it).
+  "GET /api/v1/auth/sso/callback": { access: "public", audit: { resource: "session", action: "login" } },
+  // Hands over, once, a session the callback already opened and recorded.
+  "POST /api/v1/auth/sso/session": { access: "public", readOnly: true },
 
   "GET /api/v1/users": { access: ANY_ROLE },
   "POST /api/v1/users": { access: ADMIN, audit: { resource: "user", action: "create" } },

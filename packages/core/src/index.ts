@@ -33,3 +33,4 @@ export * from "./delivered-value.ts";
 export * from "./trim.ts";
 export * from "./paging.ts";
 export * from "./cluster-assignment.ts";
+export * from "./sso.ts";

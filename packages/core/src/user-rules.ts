@@ -4,6 +4,10 @@
  */
 import type { Role } from "./access.ts";
 
+/** DESIGN.md §4 Users: 1–63 characters, a letter or digit first. */
+export const USERNAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
+export const USERNAME_MAX = 63;
+
 export const PASSWORD_MIN_BYTES = 8;
 /** bcrypt reads at most 72 bytes: a longer password would be silently truncated. */
 export const PASSWORD_MAX_BYTES = 72;

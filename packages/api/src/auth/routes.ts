@@ -1,4 +1,4 @@
-import { passwordProblem, ROLES } from "@svc/core";
+import { passwordLoginRefusal, passwordProblem, ROLES } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
@@ -35,6 +35,11 @@ export function authRoutes(ctx: ApiContext) {
       async (request) => {
         const { username, password } = request.body;
         request.auditNote = { attemptedActor: username };
+        const turnedOff = passwordLoginRefusal(username, ctx.config.passwordLogin, undefined);
+        if (turnedOff !== undefined) {
+          ctx.metrics.logins.inc({ outcome: "failure" });
+          throw new HttpError(403, turnedOff);
+        }
         try {
           ctx.hashing.ensureRoom();
         } catch (error) {
@@ -49,12 +54,22 @@ export function authRoutes(ctx: ApiContext) {
             "retry-after": String(throttle.retryAfterSeconds),
           });
         }
-        const user = await ctx.hashing.run(async () => {
-          const found = await ctx.users.find(username);
-          // Unknown users cost a bcrypt comparison too: the timing does not tell who exists.
-          const matches = await verifyPassword(password, found?.passwordHash ?? (await dummyPasswordHash()));
-          return matches ? found : undefined;
+        const { found, matches } = await ctx.hashing.run(async () => {
+          const stored = await ctx.users.find(username);
+          // Unknown users cost a bcrypt comparison too: the timing does not tell who exists. A
+          // single sign-on user has no hash to compare with (docs/api.md "Single sign-on").
+          const passwordHash = stored?.ssoIdentity === undefined ? stored?.passwordHash : undefined;
+          return {
+            found: stored,
+            matches: await verifyPassword(password, passwordHash ?? (await dummyPasswordHash())),
+          };
         });
+        const ssoUser = passwordLoginRefusal(username, ctx.config.passwordLogin, found);
+        if (ssoUser !== undefined) {
+          ctx.metrics.logins.inc({ outcome: "failure" });
+          throw new HttpError(403, ssoUser);
+        }
+        const user = matches ? found : undefined;
         if (user === undefined || passwordProblem(password) !== undefined) {
           ctx.metrics.logins.inc({ outcome: "failure" });
           throw new HttpError(401, INVALID_CREDENTIALS);

@@ -21,6 +21,8 @@ export interface UsersTable {
   security_stamp: string;
   created_at: string;
   updated_at: string;
+  /** `issuer subject` of a single sign-on user (who has no password); null for a password user. */
+  sso_identity: string | null;
 }
 
 export interface AuditEventsTable {

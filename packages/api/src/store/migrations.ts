@@ -54,5 +54,11 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
           .execute();
       },
     },
+    // Single sign-on users (docs/api.md "Single sign-on"): bound to their identity, no password.
+    "0004_users_sso_identity": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("users").addColumn("sso_identity", "text").execute();
+      },
+    },
   };
 }

@@ -1,5 +1,6 @@
 import {
   deleteDecision,
+  passwordChangeRefusal,
   passwordProblem,
   sessionsEndedBy,
   updateBodyProblem,
@@ -116,6 +117,7 @@ export function userRoutes(ctx: ApiContext) {
           refuse(
             updateDecision(target, role, { targetRole: state.target?.role, adminCount: state.adminCount }),
           );
+          refuse(passwordChangeRefusal(target, password !== undefined, state.target?.ssoIdentity));
           const securityStamp = await writer.update(
             {
               ...(role === undefined ? {} : { role }),

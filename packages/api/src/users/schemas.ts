@@ -1,9 +1,5 @@
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, ROLES } from "@svc/core";
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, ROLES, USERNAME_MAX, USERNAME_PATTERN } from "@svc/core";
 import Type from "typebox";
-
-/** DESIGN.md §4 Users. */
-export const USERNAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
-export const USERNAME_MAX = 63;
 
 export const Username = Type.String({
   minLength: 1,

@@ -12,6 +12,8 @@ export interface StoredUser {
   passwordHash: string;
   securityStamp: string;
   createdAt: string;
+  /** Set for a single sign-on user, who has no password (docs/api.md "Single sign-on"). */
+  ssoIdentity: string | undefined;
 }
 
 export function newSecurityStamp(): string {
@@ -27,6 +29,7 @@ function toStoredUser(row: Tables["users"]): StoredUser {
     passwordHash: row.password_hash,
     securityStamp: row.security_stamp,
     createdAt: row.created_at,
+    ssoIdentity: row.sso_identity ?? undefined,
   };
 }
 
@@ -136,7 +139,8 @@ export class UserWriter {
     await this.#tx.deleteFrom("users").where("username", "=", this.#username).execute();
   }
 
-  async insert(user: { role: Role; passwordHash: string }, now: string): Promise<void> {
+  /** A single sign-on user has an identity and an empty password hash, which no password matches. */
+  async insert(user: { role: Role; passwordHash: string; ssoIdentity?: string }, now: string): Promise<void> {
     await this.#tx
       .insertInto("users")
       .values({
@@ -146,6 +150,7 @@ export class UserWriter {
         security_stamp: newSecurityStamp(),
         created_at: now,
         updated_at: now,
+        sso_identity: user.ssoIdentity ?? null,
       })
       .execute();
   }

@@ -52,6 +52,8 @@ export function testConfig(
     trustProxy: false,
     clusterId: "local",
     systemNamespace: "svc-system",
+    sso: undefined,
+    passwordLogin: true,
   };
 }
 

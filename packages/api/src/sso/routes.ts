@@ -1,0 +1,286 @@
+import { createHash, randomBytes } from "node:crypto";
+import { ROLES, ssoSignInDecision, usernameFromClaim, type SsoRefusalReason } from "@svc/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
+import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { isoTime } from "../time.ts";
+import { OidcClient, type PendingSignIn } from "./oidc-client.ts";
+import { OneTimeStore } from "./one-time.ts";
+import type { SsoConfig } from "./settings.ts";
+
+/** A sign-in has 10 minutes at the provider; a finished one is picked up by the dashboard within a minute. */
+const PENDING = { ttlMs: 10 * 60 * 1000, max: 10_000 };
+const HANDOFF = { ttlMs: 60 * 1000, max: 10_000 };
+
+/**
+ * Binds a sign-in to the browser that started it: without it, an attacker could send someone
+ * the callback URL of a sign-in of their own and sign them in as the attacker (login CSRF).
+ * SameSite=Lax still reaches the callback, a top-level GET from the provider's site.
+ */
+const BROWSER_COOKIE = "svc_sso";
+const COOKIE_PATH = "/api/v1/auth/sso";
+
+/** Why a callback is refused: the dashboard's /sso page explains each; the audit log gets the status. */
+export type CallbackRefusal = SsoRefusalReason | "expired" | "provider";
+const REFUSAL_STATUS: Readonly<Record<CallbackRefusal, number>> = {
+  expired: 400,
+  provider: 401,
+  "no-username": 403,
+  "no-role": 403,
+  "password-user": 403,
+  "other-identity": 403,
+  "last-admin": 409,
+};
+
+const Me = Type.Object({ username: Type.String(), role: Type.Enum([...ROLES]) });
+const Session = Type.Object({
+  token: Type.String(),
+  expiresAt: Type.String({ format: "date-time" }),
+  user: Me,
+});
+type Session = Type.Static<typeof Session>;
+const HandoffBody = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
+type HandoffBody = Type.Static<typeof HandoffBody>;
+const Methods = Type.Object({
+  passwordLogin: Type.Boolean({ description: "false: only the admin user may log in with a password." }),
+  sso: Type.Union([Type.Object({ providerName: Type.String(), loginPath: Type.String() }), Type.Null()]),
+});
+
+/**
+ * What went wrong with the provider's answer, for the audit log and the API's log: openid-client's
+ * messages are general ("invalid response encountered"); the OAuth error code (invalid_grant) or
+ * the failed check ("unexpected iss") is in its fields and cause.
+ */
+export function providerErrorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const fields = error as Error & { error?: unknown; error_description?: unknown };
+  const parts = [error.message];
+  if (typeof fields.error === "string") parts.push(fields.error);
+  if (typeof fields.error_description === "string") parts.push(fields.error_description);
+  if (error.cause instanceof Error) parts.push(error.cause.message);
+  return parts.join(": ");
+}
+
+function hashed(value: string): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? "").split(";")) {
+    const [key, ...value] = part.trim().split("=");
+    if (key === name) return value.join("=");
+  }
+  return undefined;
+}
+
+function cookie(config: SsoConfig, value: string, maxAgeSeconds: number): string {
+  const secure = new URL(config.redirectUrl).protocol === "https:" ? "; Secure" : "";
+  return `${BROWSER_COOKIE}=${value}; Path=${COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+function queryParam(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * Single sign-on (docs/api.md "Single sign-on"): GET login redirects to the provider; its
+ * callback checks the answer, creates or updates the user and opens the usual session, which
+ * the dashboard's /sso page picks up once with a code from the URL's fragment (never sent to a
+ * server, so never in an access log), never the token itself.
+ */
+export function ssoRoutes(ctx: ApiContext) {
+  const config = ctx.config.sso;
+  const client = config === undefined ? undefined : new OidcClient(config);
+  const pending = new OneTimeStore<PendingSignIn>(PENDING, ctx.now);
+  const handoffs = new OneTimeStore<Session>(HANDOFF, ctx.now);
+
+  const configured = (): { config: SsoConfig; client: OidcClient } => {
+    if (config === undefined || client === undefined) {
+      throw new HttpError(404, "single sign-on is not configured (SVC_OIDC_ISSUER_URL)");
+    }
+    return { config, client };
+  };
+
+  /** The dashboard's page that finishes a sign-in, on the redirect URL's origin. */
+  const landing = (sso: SsoConfig, fragment: Record<string, string>) =>
+    `${new URL("/sso", sso.redirectUrl).href}#${new URLSearchParams(fragment).toString()}`;
+
+  /** Every refusal is audited (login_failed, with the status it stands for) and explained by the dashboard. */
+  const refuse = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sso: SsoConfig,
+    refusal: { reason: CallbackRefusal; message: string; username?: string | undefined },
+  ) => {
+    ctx.metrics.logins.inc({ outcome: "failure" });
+    request.errorMessage = `single sign-on refused: ${refusal.message}`;
+    try {
+      await appendSurvivingOutages(
+        changeAuditEvent(request, REFUSAL_STATUS[refusal.reason], ctx.now()),
+        (e) => ctx.audit.append(e),
+      );
+    } catch (error) {
+      ctx.metrics.auditWriteFailures.inc();
+      request.log.error({ err: error }, "could not write the audit event");
+    }
+    request.auditRecorded = true;
+    const fragment = {
+      error: refusal.reason,
+      ...(refusal.username === undefined ? {} : { user: refusal.username }),
+    };
+    // The browser's cookie stays: a forged callback must not break the browser's real sign-in.
+    return reply.redirect(landing(sso, fragment), 303);
+  };
+
+  return (app: FastifyInstance, _options: unknown, done: () => void) => {
+    app.get(
+      "/api/v1/auth/methods",
+      {
+        schema: {
+          summary: "How users may sign in (public: the login page asks)",
+          response: { 200: Methods },
+        },
+      },
+      () => ({
+        passwordLogin: ctx.config.passwordLogin,
+        sso:
+          config === undefined
+            ? null
+            : { providerName: config.providerName, loginPath: "/api/v1/auth/sso/login" },
+      }),
+    );
+
+    app.get(
+      "/api/v1/auth/sso/login",
+      { schema: { summary: "Start a single sign-on: redirect to the provider" } },
+      async (_request, reply) => {
+        const sso = configured();
+        const browserKey = randomBytes(32).toString("base64url");
+        const state = randomBytes(32).toString("base64url");
+        let started: Awaited<ReturnType<OidcClient["start"]>>;
+        try {
+          started = await sso.client.start(state, hashed(browserKey));
+        } catch (error) {
+          reply.log.warn({ err: error }, "single sign-on: the provider's discovery failed");
+          throw new HttpError(
+            502,
+            `the identity provider at ${sso.config.issuerUrl} cannot be reached: try again shortly`,
+          );
+        }
+        pending.put(started.pending, state);
+        return reply
+          .header("set-cookie", cookie(sso.config, browserKey, PENDING.ttlMs / 1000))
+          .header("cache-control", "no-store")
+          .redirect(started.url.href, 302);
+      },
+    );
+
+    app.get(
+      "/api/v1/auth/sso/callback",
+      { schema: { summary: "The provider's answer: signs the user in" } },
+      async (request, reply) => {
+        const sso = configured();
+        const state = queryParam(request, "state");
+        const signIn = state === undefined ? undefined : pending.take(state);
+        const browserKey = cookieOf(request, BROWSER_COOKIE);
+        if (state === undefined || signIn === undefined) {
+          return refuse(request, reply, sso.config, {
+            reason: "expired",
+            message: "unknown, used or expired state",
+          });
+        }
+        if (browserKey === undefined || hashed(browserKey) !== signIn.browserKey) {
+          return refuse(request, reply, sso.config, {
+            reason: "expired",
+            message: "the sign-in was started in another browser",
+          });
+        }
+        let claims: Record<string, unknown>;
+        try {
+          claims = await sso.client.finish(request.url.split("?")[1] ?? "", state, signIn);
+        } catch (error) {
+          const message = providerErrorText(error);
+          request.log.warn({ err: error }, "single sign-on: the provider's answer was refused");
+          return refuse(request, reply, sso.config, {
+            reason: "provider",
+            message: `the provider's answer was refused: ${message}`,
+          });
+        }
+        const identity = `${String(claims.iss)} ${String(claims.sub)}`;
+        const username = usernameFromClaim(claims[sso.config.usernameClaim]);
+        request.auditNote = { attemptedActor: username ?? String(claims.sub) };
+        const now = ctx.now();
+        const decision = await ctx.users.withUserState(username ?? "", async (stored, writer) => {
+          const decided = ssoSignInDecision({
+            claims,
+            identity,
+            usernameClaim: sso.config.usernameClaim,
+            roleClaim: sso.config.roleClaim,
+            mapping: sso.config.roles,
+            existing: stored.target,
+            adminCount: stored.adminCount,
+          });
+          if (decided.outcome === "refuse") return decided;
+          if (decided.outcome === "create") {
+            await writer.insert(
+              { role: decided.role, passwordHash: "", ssoIdentity: identity },
+              isoTime(now),
+            );
+          } else if (stored.target?.role !== decided.role) {
+            await writer.update({ role: decided.role }, isoTime(now));
+          }
+          request.actor = { username: decided.username, role: decided.role };
+          request.auditNote = {
+            details: {
+              method: "sso",
+              issuer: String(claims.iss),
+              created: decided.outcome === "create",
+              role: decided.role,
+            },
+          };
+          await writer.audit(changeAuditEvent(request, 200, now));
+          return decided;
+        });
+        if (decision.outcome === "refuse") return refuse(request, reply, sso.config, decision);
+        request.auditRecorded = true;
+        const user = await ctx.users.find(decision.username);
+        if (user === undefined)
+          throw new HttpError(409, `user ${decision.username} was deleted meanwhile: sign in again`);
+        ctx.metrics.logins.inc({ outcome: "success" });
+        const { token, session } = ctx.sessions.open(user.username, user.securityStamp);
+        const code = handoffs.put({
+          token,
+          expiresAt: isoTime(session.expiresAt),
+          user: { username: user.username, role: user.role },
+        });
+        return reply
+          .header("set-cookie", cookie(sso.config, "", 0))
+          .redirect(landing(sso.config, { code }), 303);
+      },
+    );
+
+    app.post<{ Body: HandoffBody }>(
+      "/api/v1/auth/sso/session",
+      {
+        schema: {
+          summary: "The session of a finished single sign-on, once, for the code its callback gave",
+          body: HandoffBody,
+          response: { 200: Session },
+        },
+      },
+      (request) => {
+        const session = handoffs.take(request.body.code);
+        if (session === undefined)
+          throw new HttpError(400, "unknown, used or expired sign-in code: sign in again");
+        return session;
+      },
+    );
+    done();
+  };
+}

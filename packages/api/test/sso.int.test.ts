@@ -1,0 +1,219 @@
+// Single sign-on against a real OpenID provider (oidc-provider on loopback), over real HTTP: the
+// whole authorization-code flow with PKCE through the provider's own login page, the user made
+// on first sign-in, the session handed over once, the refusals (unmapped user, forged state,
+// replayed code, wrong issuer, another browser), password login refused for an SSO user or
+// turned off, and every sign-in in the audit log.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  SSO_ACCOUNTS,
+  SSO_CLIENT,
+  SSO_ROLES,
+  startOidcProvider,
+  type TestOidcProvider,
+} from "../../../test/support/oidc-provider.ts";
+import type { ApiConfig } from "../src/config.ts";
+import { ADMIN_PASSWORD, TestApi, testConfig } from "./support/harness.ts";
+import { freePort, SsoBrowser } from "./support/sso-browser.ts";
+
+let provider: TestOidcProvider;
+let api: TestApi;
+let config: ApiConfig;
+let dir: string;
+let adminToken: string;
+let callbackUrl: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "svc-sso-test-"));
+  const port = await freePort();
+  callbackUrl = `http://127.0.0.1:${port}/api/v1/auth/sso/callback`;
+  provider = await startOidcProvider([callbackUrl]);
+  config = {
+    ...testConfig({ kind: "sqlite", path: join(dir, "svc.sqlite") }),
+    port,
+    sso: {
+      issuerUrl: provider.issuer,
+      clientId: SSO_CLIENT.id,
+      clientSecret: SSO_CLIENT.secret,
+      redirectUrl: callbackUrl,
+      providerName: "Test IdP",
+      scopes: "openid profile email groups",
+      usernameClaim: "preferred_username",
+      roleClaim: "groups",
+      roles: SSO_ROLES,
+    },
+  };
+  api = await TestApi.start(config);
+  adminToken = await api.login("admin", ADMIN_PASSWORD);
+});
+
+afterAll(async () => {
+  await api.close();
+  await provider.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const loginUrl = () => `${api.url}/api/v1/auth/sso/login`;
+
+/** A sign-in as `account` up to the provider's redirect back (the callback URL, not yet visited). */
+async function toCallback(account: { id: string }, browser = new SsoBrowser()) {
+  return { browser, url: await browser.signInAtProvider(loginUrl(), account.id, callbackUrl) };
+}
+
+interface Event {
+  actor: string;
+  actorRole: string;
+  action: string;
+  outcome: string;
+  details: Record<string, unknown>;
+}
+
+async function sessionEvents(): Promise<Event[]> {
+  const reply = await api.call("GET", "/api/v1/audit?resource=session&limit=1000", { token: adminToken });
+  return reply.json as Event[];
+}
+
+/** The refusals recorded since `count` events ago, newest first. */
+async function newEvents(before: number): Promise<Event[]> {
+  const events = await sessionEvents();
+  return events.slice(0, events.length - before);
+}
+
+describe("single sign-on", () => {
+  it("tells the login page how users sign in", async () => {
+    const reply = await api.call("GET", "/api/v1/auth/methods");
+    expect(reply.json).toEqual({
+      passwordLogin: true,
+      sso: { providerName: "Test IdP", loginPath: "/api/v1/auth/sso/login" },
+    });
+  });
+
+  it("signs a flags-editors member in as editor, once, and records it", async () => {
+    const { browser, url } = await toCallback(SSO_ACCOUNTS.editor);
+    expect(browser.cookies.has("svc_sso")).toBe(true);
+    const back = await browser.callback(url);
+    expect(back.status).toBe(303);
+    expect(`${back.landing.origin}${back.landing.pathname}`).toBe(`${api.url}/sso`);
+    const code = back.fragment.get("code") ?? "";
+    expect(code).not.toBe("");
+    expect(browser.cookies.has("svc_sso")).toBe(false);
+
+    const handoff = await api.call("POST", "/api/v1/auth/sso/session", { body: { code } });
+    expect(handoff.status).toBe(200);
+    const session = handoff.json as { token: string; user: unknown };
+    expect(session.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(session.user).toEqual({ username: "jane", role: "editor" });
+    expect((await api.call("GET", "/api/v1/auth/me", { token: session.token })).json).toEqual(session.user);
+    // The code is good once.
+    expect((await api.call("POST", "/api/v1/auth/sso/session", { body: { code } })).status).toBe(400);
+
+    const [event] = await sessionEvents();
+    expect(event).toMatchObject({
+      actor: "jane",
+      actorRole: "editor",
+      action: "login",
+      outcome: "success",
+      details: { method: "sso", issuer: provider.issuer, role: "editor" },
+    });
+    const log = JSON.stringify(await sessionEvents());
+    expect(log).not.toContain(session.token);
+    expect(log).not.toContain(code);
+    expect(log).not.toContain(url.searchParams.get("code"));
+  });
+
+  it("refuses a user whose groups map to no role, creating nobody", async () => {
+    const before = (await sessionEvents()).length;
+    const { browser, url } = await toCallback(SSO_ACCOUNTS.unmapped);
+    const back = await browser.callback(url);
+    expect(back.status).toBe(303);
+    expect(Object.fromEntries(back.fragment)).toEqual({ error: "no-role", user: "sam" });
+    const users = (await api.call("GET", "/api/v1/users", { token: adminToken })).json as {
+      username: string;
+    }[];
+    expect(users.map((u) => u.username)).not.toContain("sam");
+    expect(await newEvents(before)).toMatchObject([
+      { actor: "sam", action: "login_failed", outcome: "denied", details: { status: 403 } },
+    ]);
+  });
+
+  it("refuses a forged state, a state used twice, and a sign-in finished in another browser", async () => {
+    const before = (await sessionEvents()).length;
+    const { browser, url } = await toCallback(SSO_ACCOUNTS.editor);
+    const forged = new URL(url);
+    forged.searchParams.set("state", "forged-state");
+    expect((await browser.callback(forged)).fragment.get("error")).toBe("expired");
+
+    const elsewhere = await toCallback(SSO_ACCOUNTS.editor);
+    expect((await new SsoBrowser().callback(elsewhere.url)).fragment.get("error")).toBe("expired");
+
+    // The real state still works once, then never again.
+    expect((await browser.callback(url)).fragment.has("code")).toBe(true);
+    expect((await browser.callback(url)).fragment.get("error")).toBe("expired");
+    const events = await newEvents(before);
+    expect(events.map((e) => [e.action, e.outcome])).toEqual([
+      ["login_failed", "failure"],
+      ["login", "success"],
+      ["login_failed", "failure"],
+      ["login_failed", "failure"],
+    ]);
+    expect(events[3]?.details).toEqual({
+      status: 400,
+      error: "single sign-on refused: unknown, used or expired state",
+    });
+  });
+
+  it("refuses a code used before, even under a new sign-in's state", async () => {
+    const first = await toCallback(SSO_ACCOUNTS.editor);
+    expect((await first.browser.callback(first.url)).fragment.has("code")).toBe(true);
+    const second = await toCallback(SSO_ACCOUNTS.editor);
+    const replay = new URL(second.url);
+    replay.searchParams.set("code", first.url.searchParams.get("code") ?? "");
+    const back = await second.browser.callback(replay);
+    expect(back.fragment.get("error")).toBe("provider");
+    const [event] = await sessionEvents();
+    expect(event?.details["error"]).toMatch(/invalid_grant/);
+  });
+
+  it("refuses an answer naming another issuer", async () => {
+    const { browser, url } = await toCallback(SSO_ACCOUNTS.editor);
+    const wrong = new URL(url);
+    wrong.searchParams.set("iss", "https://evil.example");
+    expect((await browser.callback(wrong)).fragment.get("error")).toBe("provider");
+    const [event] = await sessionEvents();
+    expect(event).toMatchObject({ action: "login_failed", details: { status: 401 } });
+    expect(event?.details["error"]).toMatch(/iss/);
+  });
+
+  it("refuses a password login of an SSO user, and setting a password for one", async () => {
+    const login = await api.call("POST", "/api/v1/auth/login", {
+      body: { username: "jane", password: "a-guessed-password" },
+    });
+    expect(login.status).toBe(403);
+    expect(login.json).toEqual({ error: "user jane signs in with single sign-on, not a password" });
+    const [event] = await sessionEvents();
+    expect(event).toMatchObject({ actor: "jane", action: "login_failed", outcome: "denied" });
+    const put = await api.call("PUT", "/api/v1/users/jane", {
+      token: adminToken,
+      body: { password: "new-password-1" },
+    });
+    expect(put.status).toBe(400);
+  });
+
+  it("with password login turned off, lets only admin log in with a password", async () => {
+    await api.createUser(adminToken, "pat", "viewer");
+    const off = await TestApi.start({ ...config, port: 0, passwordLogin: false });
+    try {
+      const pat = await off.call("POST", "/api/v1/auth/login", {
+        body: { username: "pat", password: "pat-password" },
+      });
+      expect(pat.status).toBe(403);
+      expect(pat.json).toEqual({ error: "password login is turned off: sign in with single sign-on" });
+      expect(await off.login("admin", ADMIN_PASSWORD)).toMatch(/^[0-9a-f]{64}$/);
+      expect((await off.call("GET", "/api/v1/auth/methods")).json).toMatchObject({ passwordLogin: false });
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Single sign-on decisions (docs/api.md "Single sign-on"): which role an identity provider's
+ * claims give, which username they make, and whether a sign-in may create or update its user.
+ * Pure: the API's SSO routes read the claims and the stored user, then apply the answer.
+ */
+import { ROLES, type Role } from "./access.ts";
+import { updateDecision, USERNAME_MAX, USERNAME_PATTERN, type Refusal } from "./user-rules.ts";
+
+/** The claim values (usually group names) that give each role. */
+export type RoleMapping = Readonly<Record<Role, readonly string[]>>;
+
+/** A claim as a list of strings: one string, or an array's strings; anything else holds none. */
+export function claimValues(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/**
+ * The role a claim maps to. When its values map to several roles the highest wins (admin, then
+ * editor, then viewer): a user in both an editors' and a viewers' group works as an editor, and
+ * the order of the groups in the token, which providers do not define, never matters.
+ */
+export function roleFromClaim(value: unknown, mapping: RoleMapping): Role | undefined {
+  const values = new Set(claimValues(value));
+  return ROLES.find((role) => mapping[role].some((group) => values.has(group)));
+}
+
+const USERNAME = new RegExp(USERNAME_PATTERN);
+
+/**
+ * A username from a claim (preferred_username, email…) made to fit the users table's rule: each
+ * run of other characters becomes "-" ("jane@example.com" → "jane-example.com"), leading
+ * punctuation is dropped, and it is cut at 63 characters. Two identities that come out alike
+ * cannot share the account: the user is bound to the first one's subject (ssoSignInDecision).
+ */
+export function usernameFromClaim(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const username = value
+    .normalize("NFKC")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, USERNAME_MAX);
+  return USERNAME.test(username) ? username : undefined;
+}
+
+/** The only user who may still log in with a password when password login is turned off. */
+export const BREAK_GLASS_USER = "admin";
+
+/** Why a sign-in is refused; the dashboard shows its own page for each. */
+export const SSO_REFUSALS = [
+  "no-username",
+  "no-role",
+  "password-user",
+  "other-identity",
+  "last-admin",
+] as const;
+export type SsoRefusalReason = (typeof SSO_REFUSALS)[number];
+
+export interface SsoSignInInput {
+  /** The ID token's claims. */
+  claims: Readonly<Record<string, unknown>>;
+  /** `issuer subject`: who the person is, whatever their username becomes. */
+  identity: string;
+  usernameClaim: string;
+  roleClaim: string;
+  mapping: RoleMapping;
+  /** The stored user of that username (undefined: none yet), and how many admins exist. */
+  existing: { role: Role; ssoIdentity: string | undefined } | undefined;
+  adminCount: number;
+}
+
+export type SsoSignIn =
+  | { outcome: "create" | "update"; username: string; role: Role }
+  | { outcome: "refuse"; reason: SsoRefusalReason; username: string | undefined; message: string };
+
+/**
+ * Whether a signed-in identity may use svc, and as whom. Refused: no usable username; no mapped
+ * role; a username that belongs to a password user (an identity provider must not take over a
+ * local account, `admin` above all) or to another identity; and a demotion of the last admin.
+ */
+export function ssoSignInDecision(input: SsoSignInInput): SsoSignIn {
+  const username = usernameFromClaim(input.claims[input.usernameClaim]);
+  if (username === undefined) {
+    return {
+      outcome: "refuse",
+      reason: "no-username",
+      username,
+      message: `the identity provider's ${input.usernameClaim} claim holds no usable username`,
+    };
+  }
+  const refuse = (reason: SsoRefusalReason, message: string): SsoSignIn => ({
+    outcome: "refuse",
+    reason,
+    username,
+    message,
+  });
+  const role = roleFromClaim(input.claims[input.roleClaim], input.mapping);
+  if (role === undefined) {
+    return refuse("no-role", `${username}'s ${input.roleClaim} claim maps to no role in svc`);
+  }
+  if (username === BREAK_GLASS_USER) {
+    return refuse("password-user", `user ${username} is kept for password login (the break-glass admin)`);
+  }
+  const { existing } = input;
+  if (existing === undefined) return { outcome: "create", username, role };
+  if (existing.ssoIdentity === undefined) {
+    return refuse("password-user", `user ${username} signs in with a password, not single sign-on`);
+  }
+  if (existing.ssoIdentity !== input.identity) {
+    return refuse("other-identity", `user ${username} belongs to another single sign-on identity`);
+  }
+  const demotion = updateDecision(username, role, {
+    targetRole: existing.role,
+    adminCount: input.adminCount,
+  });
+  if (demotion !== undefined) return refuse("last-admin", demotion.error);
+  return { outcome: "update", username, role };
+}
+
+/** Why a password login is refused before its password is checked, if it is. */
+export function passwordLoginRefusal(
+  username: string,
+  passwordLogin: boolean,
+  user: { ssoIdentity: string | undefined } | undefined,
+): string | undefined {
+  if (!passwordLogin && username !== BREAK_GLASS_USER) {
+    return "password login is turned off: sign in with single sign-on";
+  }
+  if (user?.ssoIdentity !== undefined) {
+    return `user ${username} signs in with single sign-on, not a password`;
+  }
+  return undefined;
+}
+
+/** A single sign-on user has no password in svc: setting one would make a second way in. */
+export function passwordChangeRefusal(
+  target: string,
+  passwordGiven: boolean,
+  ssoIdentity: string | undefined,
+): Refusal | undefined {
+  return passwordGiven && ssoIdentity !== undefined
+    ? { status: 400, error: `user ${target} signs in with single sign-on and has no password in svc` }
+    : undefined;
+}
