@@ -1,8 +1,27 @@
 import { isDns1123Label, SYSTEM_NAMESPACE, type Validated } from "@svc/core";
-import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import {
+  LOG_LEVELS,
+  settingsReader,
+  type Environment,
+  type LogLevel,
+  type SettingsReader,
+} from "@svc/core/settings";
+import { parseNetwork } from "./webhooks/address.ts";
 import { readSsoConfig, type SsoConfig } from "./sso/settings.ts";
 
 export type DatabaseConfig = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+
+/** Outbound webhooks (docs/webhooks.md). */
+export interface WebhookConfig {
+  /** CIDRs a webhook URL may reach although loopback, link-local or private (SSRF guard). */
+  allowedNetworks: readonly string[];
+  /** Bound on one delivery attempt, connection to last byte. */
+  timeoutMs: number;
+  /** The longest wait between two attempts of one delivery. */
+  retryMaxDelayMs: number;
+  /** How often each replica looks for due deliveries. */
+  pollIntervalMs: number;
+}
 
 export interface ApiConfig {
   host: string;
@@ -21,6 +40,7 @@ export interface ApiConfig {
   clusterId: string;
   /** The service's own namespace in the hub: ClusterConnections and their Secrets. */
   systemNamespace: string;
+  webhooks: WebhookConfig;
   /** Single sign-on through an OpenID provider; undefined when not configured. */
   sso: SsoConfig | undefined;
   /** false: only `admin` may log in with a password, everyone else signs in with SSO. */
@@ -33,6 +53,36 @@ export const DEFAULT_API_PORT = 8090;
 export const DEFAULT_METRICS_PORT = 9090;
 export const DEFAULT_DATABASE_PATH = "svc.sqlite";
 export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
+  allowedNetworks: [],
+  timeoutMs: 10_000,
+  retryMaxDelayMs: 5 * 60_000,
+  pollIntervalMs: 1000,
+};
+
+function readWebhookConfig(read: SettingsReader): WebhookConfig {
+  const d = DEFAULT_WEBHOOK_CONFIG;
+  const networks = read.text(
+    "SVC_WEBHOOK_ALLOWED_NETWORKS",
+    "",
+    "comma-separated CIDRs (10.0.0.0/8,::1/128)",
+  );
+  const allowedNetworks = networks
+    .split(",")
+    .map((cidr) => cidr.trim())
+    .filter((cidr) => cidr !== "");
+  const bad = allowedNetworks.filter((cidr) => parseNetwork(cidr) === undefined);
+  if (bad.length > 0) read.problem("SVC_WEBHOOK_ALLOWED_NETWORKS", `not a CIDR: ${bad.join(", ")}`);
+  return {
+    allowedNetworks,
+    timeoutMs: read.durationMs("SVC_WEBHOOK_TIMEOUT", d.timeoutMs, { min: 100, max: 120_000 }),
+    retryMaxDelayMs: read.durationMs("SVC_WEBHOOK_RETRY_MAX_DELAY", d.retryMaxDelayMs, {
+      min: 100,
+      max: 3_600_000,
+    }),
+    pollIntervalMs: read.durationMs("SVC_WEBHOOK_POLL_INTERVAL", d.pollIntervalMs, { min: 50, max: 60_000 }),
+  };
+}
 
 /** Reads the API server's settings from environment variables (docs/api.md lists them). */
 export function parseApiConfig(env: Environment): Validated<ApiConfig> {
@@ -54,6 +104,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   const trustProxy = read.boolean("SVC_TRUST_PROXY", false);
   const clusterId = read.text("SVC_CLUSTER_ID", DEFAULT_CLUSTER_ID);
   const systemNamespace = read.text("SVC_NAMESPACE", SYSTEM_NAMESPACE);
+  const webhooks = readWebhookConfig(read);
   for (const [name, value] of [
     ["SVC_CLUSTER_ID", clusterId],
     ["SVC_NAMESPACE", systemNamespace],
@@ -81,6 +132,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
       trustProxy,
       clusterId,
       systemNamespace,
+      webhooks,
       sso,
       passwordLogin,
     },

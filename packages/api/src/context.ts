@@ -7,6 +7,7 @@ import type { Metrics } from "./metrics.ts";
 import type { AuditRepo } from "./audit/store.ts";
 import type { Store } from "./store/db.ts";
 import type { UsersRepo } from "./users/store.ts";
+import type { WebhooksRepo } from "./webhooks/store.ts";
 
 /** What the route plugins share: built once per server by buildApiServer. */
 export interface ApiContext {
@@ -14,6 +15,7 @@ export interface ApiContext {
   store: Store;
   users: UsersRepo;
   audit: AuditRepo;
+  webhooks: WebhooksRepo;
   sessions: SessionStore;
   throttle: LoginThrottle;
   /** Every password hash a request causes goes through it (bounded: 503 when busy). */

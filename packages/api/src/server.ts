@@ -35,6 +35,9 @@ import { AuditRepo } from "./audit/store.ts";
 import { openStore } from "./store/db.ts";
 import { UsersRepo } from "./users/store.ts";
 import { ensureInitialAdmin } from "./users/admin.ts";
+import { installWebhookEvents, webhookRoutes } from "./webhooks/routes.ts";
+import { WebhooksRepo } from "./webhooks/store.ts";
+import { OutboxWorker } from "./webhooks/worker.ts";
 
 /** DESIGN.md §4: request bodies up to 1 MiB, else 413. */
 export const BODY_LIMIT = API_BODY_LIMIT_BYTES;
@@ -88,6 +91,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     store,
     users: new UsersRepo(store),
     audit: new AuditRepo(store),
+    webhooks: new WebhooksRepo(store),
     sessions: new SessionStore(now),
     throttle: new LoginThrottle(now),
     hashing: new PasswordHashing(options.hashing),
@@ -119,6 +123,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);
+  installWebhookEvents(app, context);
   await installOpenApi(app);
   app.addHook("onResponse", async (request, reply) => {
     context.metrics.requestDuration.observe(
@@ -136,14 +141,25 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(flagdFileRoutes(context));
   await app.register(clusterRoutes(context));
   await app.register(workloadRoutes(context));
+  await app.register(webhookRoutes(context));
   await app.register(openApiRoutes);
 
   const metricsApp = metricsServer(context.metrics, timeouts);
   installLingeringClose(metricsApp.server);
   const timers: NodeJS.Timeout[] = [];
+  const outbox = new OutboxWorker({
+    repo: context.webhooks,
+    config: config.webhooks,
+    clusters: options.clusters,
+    log: logger,
+    now,
+  });
   const enforceRetention = async () => {
     try {
-      const deleted = await context.audit.deleteOlderThan(retentionCutoff(now(), config.auditRetentionDays));
+      const cutoff = retentionCutoff(now(), config.auditRetentionDays);
+      const deleted = await context.audit.deleteOlderThan(cutoff);
+      // The delivery log is kept as long as the audit log it mirrors.
+      await context.webhooks.deleteFinishedBefore(cutoff);
       if (deleted > 0) app.log.info({ deleted }, "audit retention: old events deleted");
     } catch (error) {
       app.log.error({ err: error }, "audit retention failed");
@@ -164,10 +180,12 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
       );
       const url = await app.listen({ host: config.host, port: config.port });
       const metricsUrl = await metricsApp.listen({ host: config.metricsHost, port: config.metricsPort });
+      outbox.start();
       return { url, metricsUrl };
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
+      await outbox.stop();
       await app.close();
       await metricsApp.close();
       await store.close();

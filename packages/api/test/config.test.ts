@@ -17,6 +17,7 @@ describe("parseApiConfig", () => {
         trustProxy: false,
         clusterId: "local",
         systemNamespace: "svc-system",
+        webhooks: { allowedNetworks: [], timeoutMs: 10_000, retryMaxDelayMs: 300_000, pollIntervalMs: 1000 },
         sso: undefined,
         passwordLogin: true,
       },

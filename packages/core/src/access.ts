@@ -74,6 +74,14 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   "GET /api/v1/clusters/{id}/namespaces": { access: ANY_ROLE },
   "GET /api/v1/clusters/{id}/workloads": { access: ANY_ROLE },
   "GET /api/v1/clusters/{id}/workloads/{namespace}/{name}": { access: ANY_ROLE },
+
+  "GET /api/v1/webhooks": { access: ADMIN },
+  "POST /api/v1/webhooks": { access: ADMIN, audit: { resource: "webhook", action: "create" } },
+  "GET /api/v1/webhooks/{id}": { access: ADMIN },
+  "PUT /api/v1/webhooks/{id}": { access: ADMIN, audit: { resource: "webhook", action: "update" } },
+  "DELETE /api/v1/webhooks/{id}": { access: ADMIN, audit: { resource: "webhook", action: "delete" } },
+  "POST /api/v1/webhooks/{id}/test": { access: ADMIN, audit: { resource: "webhook", action: "test" } },
+  "GET /api/v1/webhooks/{id}/deliveries": { access: ADMIN },
 };
 
 /** The table key of a route: Fastify's ":param" segments become OpenAPI's "{param}". */

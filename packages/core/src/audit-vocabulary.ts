@@ -1,5 +1,5 @@
 /** Audit vocabulary (DESIGN.md §4 Audit): what kind of thing a request acts on, and how. */
-export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session"] as const;
+export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session", "webhook"] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 export const AUDIT_ACTIONS = [
   "create",
@@ -9,5 +9,6 @@ export const AUDIT_ACTIONS = [
   "login",
   "login_failed",
   "logout",
+  "test",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -43,9 +43,49 @@ export interface AuditEventsTable {
   details: string;
 }
 
+/** An admin's outbound webhook (docs/webhooks.md). */
+export interface WebhooksTable {
+  id: string;
+  name: string;
+  url: string;
+  /** The HMAC key: kept to sign with, never returned after creation. */
+  secret: string;
+  /** JSON arrays of event types, cluster ids and namespaces (empty: all). */
+  events: string;
+  clusters: string;
+  namespaces: string;
+  format: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The outbox: one row per event and webhook, kept afterwards as the delivery log. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number | string>;
+  webhook_id: string;
+  /** The idempotency key; unique per webhook, so an event enqueued twice is one row. */
+  event_id: string;
+  event_type: string;
+  /** The event as JSON; the body is rendered from it at each attempt. */
+  event: string;
+  /** pending, delivered or failed (given up). */
+  state: string;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  /** Who holds the row while sending it, and until when ("" when nobody). */
+  lease_owner: Generated<string>;
+  lease_until: Generated<string>;
+  last_status: number | null;
+  last_error: string;
+  completed_at: string | null;
+}
+
 export interface Tables {
   users: UsersTable;
   audit_events: AuditEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface Store {

@@ -54,6 +54,56 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
           .execute();
       },
     },
+    // Outbound webhooks and their outbox (docs/webhooks.md).
+    "0005_webhooks": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("webhooks")
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("name", "text", (c) => c.notNull())
+          .addColumn("url", "text", (c) => c.notNull())
+          .addColumn("secret", "text", (c) => c.notNull())
+          .addColumn("events", "text", (c) => c.notNull())
+          .addColumn("clusters", "text", (c) => c.notNull())
+          .addColumn("namespaces", "text", (c) => c.notNull())
+          .addColumn("format", "text", (c) => c.notNull())
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("updated_at", "text", (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable("webhook_deliveries")
+          .addColumn("id", kind === "postgres" ? "bigserial" : "integer", (c) =>
+            kind === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
+          )
+          .addColumn("webhook_id", "text", (c) => c.notNull())
+          .addColumn("event_id", "text", (c) => c.notNull())
+          .addColumn("event_type", "text", (c) => c.notNull())
+          .addColumn("event", "text", (c) => c.notNull())
+          .addColumn("state", "text", (c) => c.notNull())
+          .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+          .addColumn("created_at", "text", (c) => c.notNull())
+          .addColumn("next_attempt_at", "text", (c) => c.notNull())
+          .addColumn("lease_owner", "text", (c) => c.notNull().defaultTo(""))
+          .addColumn("lease_until", "text", (c) => c.notNull().defaultTo(""))
+          .addColumn("last_status", "integer")
+          .addColumn("last_error", "text", (c) => c.notNull().defaultTo(""))
+          .addColumn("completed_at", "text")
+          .addUniqueConstraint("webhook_deliveries_event", ["webhook_id", "event_id"])
+          .execute();
+        // The worker's poll: due pending rows, oldest first.
+        await db.schema
+          .createIndex("webhook_deliveries_due")
+          .on("webhook_deliveries")
+          .columns(["state", "next_attempt_at"])
+          .execute();
+        // A webhook's delivery log, newest first, paged by id.
+        await db.schema
+          .createIndex("webhook_deliveries_log")
+          .on("webhook_deliveries")
+          .columns(["webhook_id", "id"])
+          .execute();
+      },
+    },
     // Single sign-on users (docs/api.md "Single sign-on"): bound to their identity, no password.
     "0004_users_sso_identity": {
       async up(db: Kysely<unknown>) {

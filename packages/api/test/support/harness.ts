@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { testPostgresDatabase } from "../../../../test/support/postgres.ts";
 import { buildApiServer, type ApiServer, type ApiServerOptions } from "../../src/index.ts";
-import type { ApiConfig, DatabaseConfig } from "../../src/config.ts";
+import { DEFAULT_WEBHOOK_CONFIG, type ApiConfig, type DatabaseConfig } from "../../src/config.ts";
 
 export const ADMIN_PASSWORD = "initial-admin-password";
 
@@ -52,6 +52,7 @@ export function testConfig(
     trustProxy: false,
     clusterId: "local",
     systemNamespace: "svc-system",
+    webhooks: DEFAULT_WEBHOOK_CONFIG,
     sso: undefined,
     passwordLogin: true,
   };

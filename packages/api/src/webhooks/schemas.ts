@@ -1,0 +1,109 @@
+import Type from "typebox";
+import { WEBHOOK_EVENTS } from "./events.ts";
+import { WEBHOOK_FORMATS } from "./payload.ts";
+import { DELIVERY_STATES } from "./store.ts";
+
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_SECRET_MIN = 16;
+const FILTER_MAX = 100;
+
+const Filter = (what: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+    maxItems: FILTER_MAX,
+    uniqueItems: true,
+    description: `Only events of these ${what}; empty or absent: all.`,
+  });
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: 100, description: "For people: what the webhook is for." }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: WEBHOOK_URL_MAX,
+    description: "http(s) URL; its address must not be loopback, link-local or private unless allowed.",
+  }),
+  events: Type.Array(Type.Enum([...WEBHOOK_EVENTS]), { minItems: 1, uniqueItems: true }),
+  clusters: Type.Optional(Filter("clusters")),
+  namespaces: Type.Optional(Filter("namespaces (a cluster's own events always pass)")),
+  format: Type.Optional(
+    Type.Enum([...WEBHOOK_FORMATS], { description: 'json (default): the event; slack: {"text"}.' }),
+  ),
+  secret: Type.Optional(
+    Type.String({
+      minLength: WEBHOOK_SECRET_MIN,
+      maxLength: 256,
+      description: "The HMAC-SHA256 key. Write-only; on creation, made up when absent and shown once.",
+    }),
+  ),
+};
+
+export const WebhookBody = Type.Object(fields, { additionalProperties: false });
+export type WebhookBody = Type.Static<typeof WebhookBody>;
+
+/** A PUT replaces the webhook; the read-only fields of its own view are accepted and ignored. */
+export const WebhookUpdateBody = Type.Object(
+  {
+    ...fields,
+    id: Type.Optional(Type.String({ maxLength: 64, description: "Read-only: ignored." })),
+    createdAt: Type.Optional(Type.String({ maxLength: 64, description: "Read-only: ignored." })),
+    updatedAt: Type.Optional(Type.String({ maxLength: 64, description: "Read-only: ignored." })),
+  },
+  { additionalProperties: false },
+);
+export type WebhookUpdateBody = Type.Static<typeof WebhookUpdateBody>;
+
+export const WebhookView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.Enum([...WEBHOOK_EVENTS])),
+  clusters: Type.Array(Type.String()),
+  namespaces: Type.Array(Type.String()),
+  format: Type.Enum([...WEBHOOK_FORMATS]),
+  createdAt: Type.String({ format: "date-time" }),
+  updatedAt: Type.String({ format: "date-time" }),
+});
+
+export const CreatedWebhook = Type.Object({
+  ...WebhookView.properties,
+  secret: Type.String({ description: "Shown here only: never returned again." }),
+});
+
+export const WebhookParams = Type.Object(
+  { id: Type.String({ maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
+export const DeliveriesQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,3}$", description: "1-200 (default 50)." })),
+    beforeId: Type.Optional(
+      Type.String({ pattern: "^[0-9]{1,15}$", description: "The next page: the last id of this one." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryView = Type.Object({
+  id: Type.Integer(),
+  eventId: Type.String({ description: "The idempotency key (header svc-event-id)." }),
+  eventType: Type.String(),
+  state: Type.Enum([...DELIVERY_STATES]),
+  attempts: Type.Integer(),
+  createdAt: Type.String(),
+  nextAttemptAt: Type.String(),
+  lastStatus: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.String(),
+  completedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const DeliveryPage = Type.Object({
+  items: Type.Array(DeliveryView),
+  nextBeforeId: Type.Optional(Type.Integer({ description: "Absent on the last page." })),
+});
+
+export const TestResult = Type.Object({
+  ok: Type.Boolean(),
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.String(),
+  durationMs: Type.Integer(),
+});
