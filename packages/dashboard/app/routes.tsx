@@ -5,6 +5,7 @@ import { clusterRoutes } from "./clusters/routes.tsx";
 import { flagRoutes } from "./flags/routes.tsx";
 import { Shell } from "./layout/Shell.tsx";
 import { LoginPage } from "./session/LoginPage.tsx";
+import { SsoPage } from "./session/SsoPage.tsx";
 import { RequireSession } from "./session/RequireSession.tsx";
 import { SessionProvider } from "./session/session.tsx";
 import { userRoutes } from "./users/routes.tsx";
@@ -28,6 +29,7 @@ export const router = createBrowserRouter([
     ),
     children: [
       { path: "/login", element: <LoginPage /> },
+      { path: "/sso", element: <SsoPage /> },
       {
         element: (
           <RequireSession>

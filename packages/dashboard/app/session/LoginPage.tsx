@@ -2,6 +2,7 @@ import { useState, type SyntheticEvent } from "react";
 import { Navigate, useLocation } from "react-router";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { useSession, type LoginState } from "./session.tsx";
+import { rememberReturnPath, useSignInMethods } from "./sso.ts";
 
 export function LoginPage() {
   const { session, endedBecause, signIn } = useSession();
@@ -11,6 +12,7 @@ export function LoginPage() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<unknown>();
   const [pending, setPending] = useState(false);
+  const methods = useSignInMethods().data;
 
   if (session !== undefined) return <Navigate to={state.from ?? "/flags"} replace />;
 
@@ -62,9 +64,24 @@ export function LoginPage() {
           />
         </label>
         <ErrorMessage error={error} />
+        {methods?.passwordLogin === false && (
+          <p className="notice">Password sign-in is kept for the admin account only.</p>
+        )}
         <button type="submit" className="primary" disabled={pending}>
           {pending ? "Signing in…" : "Sign in"}
         </button>
+        {methods?.sso != null && (
+          // A full navigation: the API redirects to the identity provider, which comes back to /sso.
+          <a
+            className="button"
+            href={methods.sso.loginPath}
+            onClick={() => {
+              rememberReturnPath(state.from);
+            }}
+          >
+            Sign in with {methods.sso.providerName}
+          </a>
+        )}
       </form>
     </main>
   );

@@ -19,6 +19,8 @@ interface SessionContextValue {
   /** Why the last session ended, shown on the login page. */
   endedBecause: string | undefined;
   signIn: (username: string, password: string) => Promise<void>;
+  /** Keeps a session the API opened another way (a single sign-on's, /sso). */
+  acceptSession: (next: Session) => void;
   signOut: () => Promise<void>;
 }
 
@@ -104,12 +106,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     };
   }, []);
 
-  const signIn = useCallback(async (username: string, password: string) => {
-    const next = await api<Session>("/api/v1/auth/login", { method: "POST", body: { username, password } });
+  const acceptSession = useCallback((next: Session) => {
     localStorage.setItem(STORAGE_KEY, JSON.stringify(next));
     setEndedBecause(undefined);
     setSession(next);
   }, []);
+
+  const signIn = useCallback(
+    async (username: string, password: string) => {
+      acceptSession(
+        await api<Session>("/api/v1/auth/login", { method: "POST", body: { username, password } }),
+      );
+    },
+    [acceptSession],
+  );
 
   const signOut = useCallback(async () => {
     await api("/api/v1/auth/logout", { method: "POST" }).catch(() => undefined);
@@ -117,8 +127,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [end]);
 
   const value = useMemo(
-    () => ({ session, endedBecause, signIn, signOut }),
-    [session, endedBecause, signIn, signOut],
+    () => ({ session, endedBecause, signIn, acceptSession, signOut }),
+    [session, endedBecause, signIn, acceptSession, signOut],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

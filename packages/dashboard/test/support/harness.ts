@@ -81,8 +81,18 @@ async function json(response: Response): Promise<unknown> {
   return JSON.parse(text) as unknown;
 }
 
+export interface HarnessOptions {
+  /** The dashboard's port, when the API must know its URL first (single sign-on's redirect URL). */
+  dashboardPort?: number;
+  /** Settings of the API server beyond the harness's own. */
+  api?: Partial<ApiConfig>;
+}
+
 /** Starts everything for the calling test file; `close()` it in afterAll. */
-export async function startDashboardHarness(prefix = "dash"): Promise<DashboardHarness> {
+export async function startDashboardHarness(
+  prefix = "dash",
+  options: HarnessOptions = {},
+): Promise<DashboardHarness> {
   const kubeConfig = testKubeConfig();
   await installCrds(kubeConfig);
   const namespace = await testNamespace(kubeConfig, prefix);
@@ -94,7 +104,7 @@ export async function startDashboardHarness(prefix = "dash"): Promise<DashboardH
     requestTimeoutMs: 3000,
   });
   const dir = await mkdtemp(join(tmpdir(), "svc-dashboard-test-"));
-  let config = apiConfig(dir, systemNamespace);
+  let config = { ...apiConfig(dir, systemNamespace), ...options.api };
   let api: ApiServer | undefined = await buildApiServer(config, { clusters: registry });
   const apiUrl = (await api.listen()).url;
   // Restarts reuse the port, so the dashboard's SVC_API_URL stays right.
@@ -102,7 +112,7 @@ export async function startDashboardHarness(prefix = "dash"): Promise<DashboardH
 
   const dashboard: DashboardServer = await buildDashboardServer({
     host: "127.0.0.1",
-    port: 0,
+    port: options.dashboardPort ?? 0,
     apiUrl,
     apiTimeoutMs: 10_000,
     logLevel: "silent",
