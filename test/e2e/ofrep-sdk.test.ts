@@ -5,6 +5,11 @@
 // definition. The sidecar answers its pod's own containers only: the test reaches it through a
 // relay container in the pod, at the pod's IP (test/support/sidecar-relay.ts), not through the
 // kube-apiserver's proxy, which would add a TLS round trip to each of the 30,000 evaluations.
+// The TypeScript example of docs/openfeature.md is run as a reader would copy it, against the same pod.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { CoreV1Api, AppsV1Api, type V1Pod } from "@kubernetes/client-node";
 import { FlagdCore } from "@openfeature/flagd-core";
 import { OFREPProvider } from "@openfeature/ofrep-provider";
@@ -22,6 +27,7 @@ import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { demoPodTemplate, describeOnNode, readyPods } from "../support/node.ts";
 import { sidecarRelay } from "../support/sidecar-relay.ts";
 
+const ROOT = resolve(import.meta.dirname, "../..");
 const kc = testKubeConfig();
 const apps = kc.makeApiClient(AppsV1Api);
 const core = kc.makeApiClient(CoreV1Api);
@@ -91,6 +97,36 @@ async function evaluate(pod: V1Pod, keys: string[]): Promise<Map<string, Answer>
   return answers;
 }
 
+/** The app's pod once its sidecar answers the flag (it may list its flags after the pod is Ready). */
+async function answeringPod(): Promise<V1Pod> {
+  const pod = await sidecarPod();
+  await eventually(
+    async () => (await evaluate(pod, KEYS.slice(0, 1)).catch(() => undefined))?.get(KEYS[0] ?? ""),
+    (answer) => answer !== undefined && answer.errorCode === undefined,
+    `the sidecar of ${pod.metadata?.name ?? ""} evaluating ${FLAG_KEY}`,
+    60_000,
+  );
+  return pod;
+}
+
+const flagd = new FlagdCore();
+flagd.setConfigurations(JSON.stringify(FLAGD_DEFINITION));
+
+/** flagd-core's answer for the flagd definition of the flag, the reference every answer is held to. */
+function flagdAnswer(context: { targetingKey: string } & Record<string, string>): Answer {
+  const { variant, value, reason, errorCode } = flagd.resolveBooleanEvaluation(FLAG_KEY, false, context);
+  return { variant, value, reason, errorCode };
+}
+
+/** The TypeScript block of docs/openfeature.md marked as run by this file, as a reader copies it. */
+async function documentedExample(): Promise<string> {
+  const doc = await readFile(join(ROOT, "docs/openfeature.md"), "utf8");
+  const block = /<!-- run by test\/e2e\/ofrep-sdk\.test\.ts -->\s*```ts\n([\s\S]*?)\n```/.exec(doc)?.[1];
+  if (block === undefined)
+    throw new Error("docs/openfeature.md has no TypeScript example marked as run by this test");
+  return block;
+}
+
 /** Deletes the pod and waits for the one its Deployment makes instead. */
 async function replacePod(pod: V1Pod): Promise<V1Pod> {
   const old = pod.metadata?.name ?? "";
@@ -138,26 +174,10 @@ describeOnNode("OpenFeature SDK with the OFREP provider against the sidecar in a
   });
 
   it("a 50/50 fractional split over 10,000 keys is fair, stable across sidecar and operator restarts, and flagd-core's", async () => {
-    // The sidecar may list its flags after the pod is Ready: wait for an answer.
-    const first = await sidecarPod();
-    await eventually(
-      async () => (await evaluate(first, KEYS.slice(0, 1)).catch(() => undefined))?.get(KEYS[0] ?? ""),
-      (answer) => answer !== undefined && answer.errorCode === undefined,
-      `the sidecar of ${first.metadata?.name ?? ""} evaluating ${FLAG_KEY}`,
-      60_000,
-    );
+    const first = await answeringPod();
     const recorded = await evaluate(first, KEYS);
 
-    const flagd = new FlagdCore();
-    flagd.setConfigurations(JSON.stringify(FLAGD_DEFINITION));
-    const expected = new Map(
-      KEYS.map((targetingKey) => {
-        const { variant, value, reason, errorCode } = flagd.resolveBooleanEvaluation(FLAG_KEY, false, {
-          targetingKey,
-        });
-        return [targetingKey, { variant, value, reason, errorCode }];
-      }),
-    );
+    const expected = new Map(KEYS.map((targetingKey) => [targetingKey, flagdAnswer({ targetingKey })]));
     expect(differing(recorded, expected).slice(0, 5)).toEqual([]);
     const on = [...recorded.values()].filter((a) => a.variant === "on").length;
     console.info(`fractional 50/50 over ${KEYS.length} keys: ${((100 * on) / KEYS.length).toFixed(2)} % on`);
@@ -175,4 +195,23 @@ describeOnNode("OpenFeature SDK with the OFREP provider against the sidecar in a
     const third = await replacePod(second);
     expect(differing(await evaluate(third, KEYS), recorded).slice(0, 5)).toEqual([]);
   }, 600_000);
+
+  it("the TypeScript example of docs/openfeature.md, run as written, answers what flagd answers", async () => {
+    const pod = await answeringPod();
+    // Inside the repository, so that its imports resolve as in an application that installed them.
+    await mkdir(join(ROOT, ".cache"), { recursive: true });
+    const dir = await mkdtemp(join(ROOT, ".cache", "openfeature-example-"));
+    try {
+      const file = join(dir, "example.ts");
+      await writeFile(file, await documentedExample());
+      const { stdout } = await promisify(execFile)(process.execPath, [file], {
+        env: { ...process.env, OFREP_ENDPOINT: `http://${pod.status?.podIP ?? ""}:${RELAY_PORT}` },
+        timeout: 60_000,
+      });
+      const { value, variant, reason } = flagdAnswer({ targetingKey: "user-1", plan: "pro" });
+      expect(JSON.parse(stdout)).toEqual({ value, variant, reason });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
