@@ -108,12 +108,25 @@ export class FleetOperator {
   /** RSS (the lowest of three readings a second apart) and live heap (a snapshot's total self size). */
   async memory(what: string): Promise<OperatorMemory> {
     // RSS first: writing a snapshot takes memory of its own.
+    const rssMb = await this.rss();
+    return { rssMb, liveHeapMb: await this.liveHeap(what) };
+  }
+
+  /** Resident memory in MB: the lowest of three readings a second apart. */
+  async rss(): Promise<number> {
     const readings: number[] = [];
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 1000));
       readings.push(memory(this.pid).vmRssMb);
     }
-    const rssMb = Math.min(...readings);
+    return Math.min(...readings);
+  }
+
+  /**
+   * A heap snapshot's total self size in MB: what survives a full GC. Writing it stops the
+   * process for seconds (long enough, at fleet size, for a sharded replica to miss renewals).
+   */
+  async liveHeap(what: string): Promise<number> {
     const before = new Set(await readdir(this.#snapshotDir));
     process.kill(this.pid, "SIGUSR2");
     const file = await waitFor(
@@ -130,7 +143,7 @@ export class FleetOperator {
     const path = join(this.#snapshotDir, file ?? "");
     const liveHeapMb = await liveHeap(path);
     await rm(path);
-    return { rssMb, liveHeapMb };
+    return liveHeapMb;
   }
 
   stop(): Promise<void> {

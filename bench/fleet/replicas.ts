@@ -222,13 +222,24 @@ export async function measureReplicas(options: ReplicaBenchOptions): Promise<Rep
         options.clusters.map((c) => c.id),
       );
       const settledSeconds = (performance.now() - started) / 1000;
-      const members: ReplicaMemory[] = [];
+      // Every replica's clusters and RSS before any snapshot: a snapshot stops its replica long
+      // enough to lose Leases, and the others would take (and cache) its clusters meanwhile.
+      const resident = [];
       for (const replica of replicas)
+        resident.push({ replica, clusters: await replica.cachedClusters(), rssMb: await replica.rss() });
+      const members: ReplicaMemory[] = [];
+      for (const { replica, clusters, rssMb } of resident)
         members.push({
           name: replica.name,
-          clusters: await replica.cachedClusters(),
-          ...(await replica.memory(replica.name)),
+          clusters,
+          rssMb,
+          liveHeapMb: await replica.liveHeap(replica.name),
         });
+      // Back to the assignment before anything else is measured.
+      await settle(
+        replicas,
+        options.clusters.map((c) => c.id),
+      );
       runs.push({ replicas: count, settledSeconds, members });
       if (count === most) takeover = await measureTakeover(options, replicas);
     } finally {
