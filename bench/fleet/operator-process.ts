@@ -1,7 +1,7 @@
 // `svc operator` as the fleet benchmark runs it: the real command, a process of its own, read
 // through its metrics and measured from /proc and a V8 heap snapshot (SIGUSR2 writes one, after
 // the full collection a snapshot forces).
-import { readdir, rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { freeLoopbackPort, waitFor } from "@svc/kube";
 import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
@@ -22,8 +22,18 @@ export interface FleetOperatorOptions {
   /** Where the process writes its heap snapshots. */
   snapshotDir: string;
   concurrency: number;
-  /** Settings beside the defaults (sharding, identity, Lease duration). */
+  /** Settings beside the defaults (sharding, identity, Lease duration, log level). */
   settings: Record<string, string>;
+  /** Where its log (pino's JSON lines) is written, besides the tail kept for errors. */
+  logPath?: string;
+}
+
+/** One line of the operator's log (pino's JSON): its time (ms since the epoch) and fields. */
+export interface LogLine {
+  time: number;
+  msg: string;
+  cluster?: string;
+  state?: string;
 }
 
 export class FleetOperator {
@@ -31,12 +41,19 @@ export class FleetOperator {
   readonly #process: SupervisedProcess;
   readonly #metricsPort: number;
   readonly #snapshotDir: string;
+  readonly #logPath: string | undefined;
 
-  private constructor(name: string, process: SupervisedProcess, metricsPort: number, snapshotDir: string) {
+  private constructor(
+    name: string,
+    process: SupervisedProcess,
+    metricsPort: number,
+    { snapshotDir, logPath }: Pick<FleetOperatorOptions, "snapshotDir" | "logPath">,
+  ) {
     this.name = name;
     this.#process = process;
     this.#metricsPort = metricsPort;
     this.#snapshotDir = snapshotDir;
+    this.#logPath = logPath;
   }
 
   static async start(options: FleetOperatorOptions): Promise<FleetOperator> {
@@ -55,8 +72,9 @@ export class FleetOperator {
         SVC_LOG_LEVEL: "warn",
         ...options.settings,
       },
+      ...(options.logPath === undefined ? {} : { logPath: options.logPath }),
     });
-    return new FleetOperator(options.name, child, metricsPort, options.snapshotDir);
+    return new FleetOperator(options.name, child, metricsPort, options);
   }
 
   get pid(): number {
@@ -144,6 +162,20 @@ export class FleetOperator {
     const liveHeapMb = await liveHeap(path);
     await rm(path);
     return liveHeapMb;
+  }
+
+  /** The lines of its log file that are JSON (none without a logPath). */
+  async log(): Promise<LogLine[]> {
+    if (this.#logPath === undefined) return [];
+    const text = await readFile(this.#logPath, "utf8").catch(() => "");
+    return text.split("\n").flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line) as Partial<LogLine>;
+        return typeof parsed.time === "number" && typeof parsed.msg === "string" ? [parsed as LogLine] : [];
+      } catch {
+        return [];
+      }
+    });
   }
 
   stop(): Promise<void> {

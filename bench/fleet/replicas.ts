@@ -20,7 +20,7 @@ import {
 import { API_GROUP, API_GROUP_VERSION, assignClusters, FEATURE_FLAG } from "@svc/core";
 import { waitFor } from "@svc/kube";
 import { clusterLeaseName } from "../../packages/operator/src/sharding.ts";
-import { FleetOperator, type OperatorMemory } from "./operator-process.ts";
+import { FleetOperator, type LogLine, type OperatorMemory } from "./operator-process.ts";
 
 export interface ReplicaMemory extends OperatorMemory {
   name: string;
@@ -42,6 +42,10 @@ export interface Takeover {
   stallMs: number;
   /** Change → the new value in every cluster of the replicas left alive (the floor). */
   floorMs: number;
+  /** Kill → the last of its clusters' Leases taken by a live replica, from their logs. */
+  leaseTakenMs: number;
+  /** Kill → the last of its clusters connected and its caches filled ("cluster health" ready). */
+  readyMs: number;
 }
 
 export interface ReplicaResults {
@@ -79,11 +83,14 @@ async function startReplicas(options: ReplicaBenchOptions, count: number): Promi
         name,
         kubeconfigPath: options.hubKubeconfigPath,
         snapshotDir,
+        logPath: join(snapshotDir, "operator.log"),
         concurrency: options.concurrency,
         settings: {
           SVC_OPERATOR_SHARDING: "true",
           SVC_OPERATOR_IDENTITY: name,
           SVC_OPERATOR_LEASE_DURATION: `${options.leaseSeconds}s`,
+          // The takeover's steps are read from its info lines (Lease taken, cluster ready).
+          SVC_LOG_LEVEL: "info",
         },
       }),
     );
@@ -196,16 +203,31 @@ async function measureTakeover(options: ReplicaBenchOptions, replicas: FleetOper
   if (victim === undefined) throw new Error("no replica to kill");
   const victimClusters = held(victim.name);
   const killed = performance.now();
+  const killedAt = Date.now();
   await Promise.all([victim.kill(), writeFlag(options, "after", false)]);
   const times = await arrivals(options, "after", killed);
   const over = (ids: string[]) => Math.max(...ids.map((id) => times.get(id) ?? NaN));
   const survivors = options.clusters.map(({ id }) => id).filter((id) => !victimClusters.includes(id));
+  const lines = (await Promise.all(replicas.filter((r) => r !== victim).map((r) => r.log()))).flat();
+  /** Kill → the first line after it matching `what`, for each of the victim's clusters; the latest. */
+  const step = (what: (line: LogLine) => boolean) =>
+    Math.max(
+      ...victimClusters.map((id) =>
+        Math.min(
+          ...lines
+            .filter((l) => l.cluster === id && l.time >= killedAt && what(l))
+            .map((l) => l.time - killedAt),
+        ),
+      ),
+    );
   return {
     leaseSeconds: options.leaseSeconds,
     victim: victim.name,
     victimClusters,
     stallMs: over(victimClusters),
     floorMs: survivors.length === 0 ? NaN : over(survivors),
+    leaseTakenMs: step((l) => l.msg === "sharding: this replica holds the cluster"),
+    readyMs: step((l) => l.msg === "cluster health" && l.state === "ready"),
   };
 }
 

@@ -48,7 +48,8 @@ export function printResults(r: FleetResults): void {
 
 function takeoverRow({ takeover: t }: ReplicaResults): string {
   const bound = t.leaseSeconds + 5;
-  return `| (d) replica killed → its clusters (${t.victimClusters.join(", ")}) have a configMap change | ${(t.stallMs / 1000).toFixed(1)} s (Lease ${t.leaseSeconds} s; target ≤ ${bound} s) | the same change in the live replicas' clusters: ${(t.floorMs / 1000).toFixed(1)} s | +${((t.stallMs - t.floorMs) / 1000).toFixed(1)} s |`;
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return `| (d) replica killed → its clusters (${t.victimClusters.join(", ")}) have a configMap change | ${s(t.stallMs)} (Lease ${t.leaseSeconds} s; target ≤ ${bound} s): Lease taken after ${s(t.leaseTakenMs)}, caches ready after ${s(t.readyMs)} | the same change in the live replicas' clusters: ${s(t.floorMs)} | +${s(t.stallMs - t.floorMs)} |`;
 }
 
 /** Per replica, beside the one replica of the same part (started fresh the same way). */
