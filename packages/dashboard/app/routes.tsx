@@ -9,6 +9,7 @@ import { SsoPage } from "./session/SsoPage.tsx";
 import { RequireSession } from "./session/RequireSession.tsx";
 import { SessionProvider } from "./session/session.tsx";
 import { userRoutes } from "./users/routes.tsx";
+import { webhookRoutes } from "./webhooks/routes.tsx";
 import { EmptyState } from "./ui/states.tsx";
 
 function NotFound() {
@@ -42,6 +43,7 @@ export const router = createBrowserRouter([
           ...clusterRoutes,
           ...auditRoutes,
           ...userRoutes,
+          ...webhookRoutes,
           { path: "/account", element: <AccountPage /> },
           { path: "*", element: <NotFound /> },
         ],

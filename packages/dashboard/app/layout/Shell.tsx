@@ -2,14 +2,16 @@ import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { NavLink, Outlet } from "react-router";
 import { api, apiReachability, LIVE_REFRESH_MS } from "../api/client.ts";
-import { useSession, useUser } from "../session/session.tsx";
+import { useCan, useSession, useUser } from "../session/session.tsx";
 import { useTheme } from "./theme.ts";
 
-const SECTIONS = [
+const SECTIONS: readonly { to: string; label: string; route?: string }[] = [
   { to: "/flags", label: "Flags" },
   { to: "/clusters", label: "Clusters" },
   { to: "/audit", label: "Audit log" },
   { to: "/users", label: "Users" },
+  // Shown only to the roles the API lets read it (admins), by its own access table.
+  { to: "/webhooks", label: "Webhooks", route: "GET /api/v1/webhooks" },
 ];
 
 function UnreachableBanner() {
@@ -29,6 +31,7 @@ function UnreachableBanner() {
 /** The frame of every signed-in page: navigation, who is signed in, theme, sign-out. */
 export function Shell() {
   const user = useUser();
+  const can = useCan();
   // Asks the API who is signed in, every few seconds on every page: a session ended elsewhere
   // (expiry, sign-out in another place, user deleted) or an API server gone is noticed even on a
   // page that fetches nothing else.
@@ -47,7 +50,7 @@ export function Shell() {
       <header className="topbar">
         <span className="brand">svc</span>
         <nav aria-label="Main">
-          {SECTIONS.map((section) => (
+          {SECTIONS.filter((section) => section.route === undefined || can(section.route)).map((section) => (
             <NavLink key={section.to} to={section.to}>
               {section.label}
             </NavLink>

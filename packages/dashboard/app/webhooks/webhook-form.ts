@@ -1,0 +1,92 @@
+/** The webhook form as typed, the body it sends, and what is wrong with it before it is sent. */
+import type { WebhookBody, WebhookEventType, WebhookFormat, WebhookView } from "./queries.ts";
+
+export interface WebhookForm {
+  name: string;
+  url: string;
+  events: readonly WebhookEventType[];
+  /** Comma-separated, as typed; empty: every cluster. */
+  clusters: string;
+  /** Comma-separated, as typed; empty: every namespace. */
+  namespaces: string;
+  format: WebhookFormat;
+}
+
+export const EMPTY_WEBHOOK_FORM: WebhookForm = {
+  name: "",
+  url: "",
+  events: ["flag.created", "flag.changed", "flag.deleted"],
+  clusters: "",
+  namespaces: "",
+  format: "json",
+};
+
+export function formOf(webhook: WebhookView): WebhookForm {
+  return {
+    name: webhook.name,
+    url: webhook.url,
+    events: webhook.events,
+    clusters: webhook.clusters.join(", "),
+    namespaces: webhook.namespaces.join(", "),
+    format: webhook.format,
+  };
+}
+
+/** "a, b,,c " → ["a", "b", "c"], each once. */
+export function listOf(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(",")
+        .map((item) => item.trim())
+        .filter((item) => item !== ""),
+    ),
+  ];
+}
+
+export function bodyOf(form: WebhookForm): WebhookBody {
+  return {
+    name: form.name.trim(),
+    url: form.url.trim(),
+    events: [...form.events],
+    clusters: listOf(form.clusters),
+    namespaces: listOf(form.namespaces),
+    format: form.format,
+  };
+}
+
+export type FormProblems = Partial<Record<"name" | "url" | "events", string>>;
+
+/**
+ * What can be told without the API (which still checks everything, and alone knows where the
+ * URL's host resolves). An empty text field is not a problem until the user typed in it.
+ */
+export function formProblems(form: WebhookForm): FormProblems {
+  const problems: FormProblems = {};
+  const url = form.url.trim();
+  if (url !== "") {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      problems.url = "url: is not a URL";
+    }
+    if (parsed !== undefined && parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      problems.url = "url: must be http:// or https://";
+  }
+  if (form.events.length === 0) problems.events = "events: choose at least one";
+  return problems;
+}
+
+export function formReady(form: WebhookForm): boolean {
+  return form.name.trim() !== "" && form.url.trim() !== "" && Object.keys(formProblems(form)).length === 0;
+}
+
+/** The origin of a URL, what the list shows (a Slack URL's path is itself a secret). */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,146 @@
+// The webhooks page in a real Chromium against the real API server: an admin creates a webhook
+// to a real receiver on 127.0.0.1 (let through by the SSRF guard's allowed networks), sees its
+// secret once, sends a test and reads the receiver's answer, and sees a flag change delivered in
+// the delivery log; an editor neither sees the page in the navigation nor gets it by its URL.
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDashboardHarness, type DashboardHarness } from "./support/harness.ts";
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let h: DashboardHarness;
+let receiver: Server;
+let receiverUrl = "";
+const received: Received[] = [];
+
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      response.writeHead(202, { "content-type": "text/plain" }).end("accepted");
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/svc`;
+  h = await startDashboardHarness("dash-webhooks", {
+    api: {
+      webhooks: {
+        allowedNetworks: ["127.0.0.1/32"],
+        timeoutMs: 5000,
+        retryMaxDelayMs: 1000,
+        pollIntervalMs: 200,
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await h.close();
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+/** Whether `signature` (svc-signature: t=…,v1=…) signs `body` with `secret` (docs/webhooks.md). */
+function signs(signature: string, body: string, secret: string): boolean {
+  const parts = new Map(signature.split(",").map((part) => part.split("=") as [string, string]));
+  const expected = createHmac("sha256", secret)
+    .update(`${parts.get("t") ?? ""}.${body}`)
+    .digest("hex");
+  return parts.get("v1") === expected;
+}
+
+describe("webhooks page", () => {
+  it("an admin creates a webhook, sees its secret once, tests it and sees a flag change delivered", async () => {
+    const page = await h.newPage();
+    await h.login(page, "admin");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+
+    await page.getByRole("button", { name: "New webhook" }).click();
+    const dialog = page.getByRole("dialog", { name: "New webhook" });
+    await dialog.getByLabel("Name", { exact: true }).fill("ops");
+    // The API's refusal shows under the field it names.
+    await dialog.getByLabel("URL", { exact: true }).fill("http://10.0.0.1/hook");
+    await dialog.getByRole("button", { name: "Create webhook" }).click();
+    const url = dialog.getByLabel("URL", { exact: true });
+    await expect.poll(() => url.getAttribute("aria-invalid")).toBe("true");
+    const problemId = ((await url.getAttribute("aria-describedby")) ?? "").split(" ")[1] ?? "";
+    expect(await page.locator(`[id="${problemId}"]`).textContent()).toMatch(
+      /^url: 10\.0\.0\.1 is a private address/,
+    );
+
+    await url.fill(receiverUrl);
+    await dialog.getByLabel("flag.deleted").uncheck();
+    await dialog.getByLabel("Namespaces").fill(h.namespace);
+    await dialog.getByRole("button", { name: "Create webhook" }).click();
+    const secretBox = page.getByRole("textbox", { name: "Signing secret" });
+    await secretBox.waitFor();
+    await page.getByText("you will not see it again").waitFor();
+    const secret = await secretBox.inputValue();
+    expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    await page.getByRole("button", { name: "Done" }).click();
+    await secretBox.waitFor({ state: "detached" });
+
+    const row = page.getByRole("row").filter({ hasText: "ops" });
+    await row.getByText("none yet").waitFor();
+    expect(await row.textContent()).toContain(new URL(receiverUrl).origin);
+    expect(await row.textContent()).not.toContain("/hooks/svc");
+    await row.getByRole("link", { name: "ops" }).click();
+    await page.getByRole("heading", { name: "Webhook ops" }).waitFor();
+
+    await page.getByRole("button", { name: "Send test" }).click();
+    await page.getByText(/^Delivered — the receiver answered HTTP 202 in \d+ ms$/).waitFor();
+    const test = received.find((r) => r.headers["svc-event-type"] === "webhook.test");
+    expect(test).toBeDefined();
+    // The secret shown is the one svc signs with.
+    expect(signs(String(test?.headers["svc-signature"]), test?.body ?? "", secret)).toBe(true);
+
+    const created = await h.api("editor").fetch("/api/v1/flags", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "hooked",
+        namespace: h.namespace,
+        clusterId: h.clusterId,
+        type: "boolean",
+        defaultValue: "true",
+        delivery: { sidecar: { selector: { matchLabels: { app: "web" } } } },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const log = page.getByRole("table", { name: "Deliveries" });
+    const delivery = log.getByRole("row").filter({ hasText: "flag.created" });
+    await delivery.getByText("delivered (202)").waitFor({ timeout: 15_000 });
+    const event = received.find((r) => r.headers["svc-event-type"] === "flag.created");
+    expect(await delivery.textContent()).toContain(String(event?.headers["svc-event-id"]));
+
+    // Never again: not on the webhook's page, nor on the list, nor in any answer the page read.
+    expect(await page.content()).not.toContain(secret);
+    await page.goto(`${h.url}/webhooks`);
+    await page.getByRole("row").filter({ hasText: "ops" }).getByText("delivered (202)").waitFor();
+    expect(await page.content()).not.toContain(secret);
+    await page.close();
+  });
+
+  it("an editor has no webhooks page: not in the navigation, refused by its URL", async () => {
+    const page = await h.newPage();
+    await h.login(page, "editor");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await nav.getByRole("link", { name: "Flags" }).waitFor();
+    expect(await nav.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/api/v1/webhooks")) asked.push(request.url());
+    });
+    await page.goto(`${h.url}/webhooks`);
+    await page.getByText("Your role (editor) cannot manage webhooks").waitFor();
+    expect(await page.getByRole("button", { name: "New webhook" }).count()).toBe(0);
+    expect(asked).toEqual([]);
+    await page.close();
+  });
+});
