@@ -45,7 +45,11 @@ describe("signing in", () => {
     await page.getByLabel("Username").fill("editor");
     await page.getByLabel("Password").fill("not-the-password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/invalid username or password/i);
+    // The answer waits for a bcrypt comparison, which takes seconds on a loaded machine (the
+    // poll's own default is one second).
+    await expect
+      .poll(() => page.getByRole("alert").textContent(), { timeout: 15_000 })
+      .toMatch(/invalid username or password/i);
     expect(new URL(page.url()).pathname).toBe("/login");
     expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
     await page.close();
