@@ -1,15 +1,10 @@
 // What a webhook is told about, where each event comes from, and which webhooks an event goes
 // to. Pure: the caller passes the audit event, the clusters' cached objects and the clock.
 import type { ClusterConnectionResource, FeatureFlagResource } from "@svc/core";
+import type { WebhookEventType } from "@svc/core/basics";
 
-export const WEBHOOK_EVENTS = [
-  "flag.created",
-  "flag.changed",
-  "flag.deleted",
-  "delivery.failed",
-  "cluster.disconnected",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+export { WEBHOOK_EVENTS, type WebhookEventType } from "@svc/core/basics";
+
 /** What an admin's test send carries: no webhook subscribes to it, it is sent on request only. */
 export const TEST_EVENT = "webhook.test";
 

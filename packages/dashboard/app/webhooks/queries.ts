@@ -1,17 +1,14 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
 
-/** What a webhook may subscribe to (docs/webhooks.md "Events"; the API's `WEBHOOK_EVENTS`). */
-export const WEBHOOK_EVENTS = [
-  "flag.created",
-  "flag.changed",
-  "flag.deleted",
-  "delivery.failed",
-  "cluster.disconnected",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
-export const WEBHOOK_FORMATS = ["json", "slack"] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+import type { WebhookEventType, WebhookFormat } from "@svc/core/browser";
+
+export {
+  WEBHOOK_EVENTS,
+  WEBHOOK_FORMATS,
+  type WebhookEventType,
+  type WebhookFormat,
+} from "@svc/core/browser";
 
 /** A webhook as the API shows it: never its secret. */
 export interface WebhookView {
