@@ -2,10 +2,7 @@
 // whole authorization-code flow with PKCE through the provider's own login page, the user made
 // on first sign-in, the session handed over once, the refusals (unmapped user, forged state,
 // replayed code, wrong issuer, another browser), password login refused for an SSO user or
-// turned off, and every sign-in in the audit log.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// turned off, and every sign-in in the audit log; on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   SSO_ACCOUNTS,
@@ -15,52 +12,22 @@ import {
   type TestOidcProvider,
 } from "../../../test/support/oidc-provider.ts";
 import type { ApiConfig } from "../src/config.ts";
-import { ADMIN_PASSWORD, TestApi, testConfig } from "./support/harness.ts";
+import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig } from "./support/harness.ts";
 import { freePort, SsoBrowser } from "./support/sso-browser.ts";
 
 let provider: TestOidcProvider;
-let api: TestApi;
-let config: ApiConfig;
-let dir: string;
-let adminToken: string;
-let callbackUrl: string;
+/** Each backend's API port, chosen first: the provider must know every callback URL. */
+const ports = new Map<string, number>();
+const callbackOf = (port: number) => `http://127.0.0.1:${port}/api/v1/auth/sso/callback`;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "svc-sso-test-"));
-  const port = await freePort();
-  callbackUrl = `http://127.0.0.1:${port}/api/v1/auth/sso/callback`;
-  provider = await startOidcProvider([callbackUrl]);
-  config = {
-    ...testConfig({ kind: "sqlite", path: join(dir, "svc.sqlite") }),
-    port,
-    sso: {
-      issuerUrl: provider.issuer,
-      clientId: SSO_CLIENT.id,
-      clientSecret: SSO_CLIENT.secret,
-      redirectUrl: callbackUrl,
-      providerName: "Test IdP",
-      scopes: "openid profile email groups",
-      usernameClaim: "preferred_username",
-      roleClaim: "groups",
-      roles: SSO_ROLES,
-    },
-  };
-  api = await TestApi.start(config);
-  adminToken = await api.login("admin", ADMIN_PASSWORD);
+  for (const backend of BACKENDS) ports.set(backend.name, await freePort());
+  provider = await startOidcProvider([...ports.values()].map(callbackOf));
 });
 
 afterAll(async () => {
-  await api.close();
   await provider.close();
-  await rm(dir, { recursive: true, force: true });
 });
-
-const loginUrl = () => `${api.url}/api/v1/auth/sso/login`;
-
-/** A sign-in as `account` up to the provider's redirect back (the callback URL, not yet visited). */
-async function toCallback(account: { id: string }, browser = new SsoBrowser()) {
-  return { browser, url: await browser.signInAtProvider(loginUrl(), account.id, callbackUrl) };
-}
 
 interface Event {
   actor: string;
@@ -70,18 +37,60 @@ interface Event {
   details: Record<string, unknown>;
 }
 
-async function sessionEvents(): Promise<Event[]> {
-  const reply = await api.call("GET", "/api/v1/audit?resource=session&limit=1000", { token: adminToken });
-  return reply.json as Event[];
-}
+describe.each(BACKENDS)("single sign-on on $name", (backend) => {
+  let api: TestApi;
+  let config: ApiConfig;
+  let removeDatabase: () => Promise<void>;
+  let adminToken: string;
+  let callbackUrl: string;
 
-/** The refusals recorded since `count` events ago, newest first. */
-async function newEvents(before: number): Promise<Event[]> {
-  const events = await sessionEvents();
-  return events.slice(0, events.length - before);
-}
+  beforeAll(async () => {
+    const port = ports.get(backend.name) ?? 0;
+    callbackUrl = callbackOf(port);
+    const { database, remove } = await backend.open();
+    removeDatabase = remove;
+    config = {
+      ...testConfig(database),
+      port,
+      sso: {
+        issuerUrl: provider.issuer,
+        clientId: SSO_CLIENT.id,
+        clientSecret: SSO_CLIENT.secret,
+        redirectUrl: callbackUrl,
+        providerName: "Test IdP",
+        scopes: "openid profile email groups",
+        usernameClaim: "preferred_username",
+        roleClaim: "groups",
+        roles: SSO_ROLES,
+      },
+    };
+    api = await TestApi.start(config);
+    adminToken = await api.login("admin", ADMIN_PASSWORD);
+  });
 
-describe("single sign-on", () => {
+  afterAll(async () => {
+    await api.close();
+    await removeDatabase();
+  });
+
+  const loginUrl = () => `${api.url}/api/v1/auth/sso/login`;
+
+  /** A sign-in as `account` up to the provider's redirect back (the callback URL, not yet visited). */
+  async function toCallback(account: { id: string }, browser = new SsoBrowser()) {
+    return { browser, url: await browser.signInAtProvider(loginUrl(), account.id, callbackUrl) };
+  }
+
+  async function sessionEvents(): Promise<Event[]> {
+    const reply = await api.call("GET", "/api/v1/audit?resource=session&limit=1000", { token: adminToken });
+    return reply.json as Event[];
+  }
+
+  /** The refusals recorded since `count` events ago, newest first. */
+  async function newEvents(before: number): Promise<Event[]> {
+    const events = await sessionEvents();
+    return events.slice(0, events.length - before);
+  }
+
   it("tells the login page how users sign in", async () => {
     const reply = await api.call("GET", "/api/v1/auth/methods");
     expect(reply.json).toEqual({
