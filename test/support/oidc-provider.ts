@@ -38,7 +38,15 @@ export interface TestOidcProvider {
  * Starts a provider whose one client `svc` may redirect to `redirectUris`. Consent is granted
  * up front (a first-party client), so that a sign-in is the login page only.
  */
-export async function startOidcProvider(redirectUris: string[]): Promise<TestOidcProvider> {
+export async function startOidcProvider(
+  redirectUris: string[],
+  /**
+   * "id-token": the scopes' claims in the ID token itself (as many providers are set up);
+   * "userinfo": in the UserInfo answer only, as OpenID Connect has it for the code flow (the ID
+   * token then carries `sub` and the protocol's claims).
+   */
+  claimsIn: "id-token" | "userinfo" = "id-token",
+): Promise<TestOidcProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -59,8 +67,7 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
       email: ["email"],
       groups: ["groups"],
     },
-    // The scopes' claims in the ID token itself, as svc reads them there.
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: claimsIn === "userinfo",
     findAccount: (_ctx, id) => {
       const account = accounts.get(id);
       if (account === undefined) return undefined;

@@ -226,3 +226,46 @@ describe.each(BACKENDS)("single sign-on on $name", (backend) => {
     }
   });
 });
+
+describe("single sign-on with a provider that keeps the scopes' claims out of the ID token", () => {
+  it("reads the username and groups from UserInfo", async () => {
+    const port = await freePort();
+    const callbackUrl = callbackOf(port);
+    const conformant = await startOidcProvider([callbackUrl], "userinfo");
+    const sqlite = BACKENDS.find((backend) => backend.name === "sqlite");
+    if (sqlite === undefined) throw new Error("no SQLite backend");
+    const { database, remove } = await sqlite.open();
+    const api = await TestApi.start({
+      ...testConfig(database),
+      port,
+      sso: {
+        issuerUrl: conformant.issuer,
+        clientId: SSO_CLIENT.id,
+        clientSecret: SSO_CLIENT.secret,
+        redirectUrl: callbackUrl,
+        providerName: "Test IdP",
+        scopes: "openid profile email groups",
+        usernameClaim: "preferred_username",
+        roleClaim: "groups",
+        roles: SSO_ROLES,
+      },
+    });
+    try {
+      const browser = new SsoBrowser();
+      const url = await browser.signInAtProvider(
+        `${api.url}/api/v1/auth/sso/login`,
+        SSO_ACCOUNTS.editor.id,
+        callbackUrl,
+      );
+      const back = await browser.callback(url);
+      const code = back.fragment.get("code") ?? "";
+      expect(Object.fromEntries(back.fragment)).toEqual({ code });
+      const handoff = await api.call("POST", "/api/v1/auth/sso/session", { body: { code } });
+      expect(handoff.json).toMatchObject({ user: { username: "jane", role: "editor" } });
+    } finally {
+      await api.close();
+      await conformant.close();
+      await remove();
+    }
+  });
+});

@@ -74,7 +74,11 @@ export class OidcClient {
 
   /**
    * Exchanges the callback's code and returns the ID token's claims; throws when any check
-   * fails (the provider's error, a wrong issuer, a code used before, a bad token).
+   * fails (the provider's error, a wrong issuer, a code used before, a bad token). A provider
+   * that follows OpenID Connect to the letter puts the scopes' claims (profile, groups) in its
+   * UserInfo answer rather than in a code flow's ID token: when the username or role claim is
+   * missing, they are read from UserInfo (its `sub` checked against the token's), and the ID
+   * token's own claims win where both have one.
    */
   async finish(query: string, state: string, pending: PendingSignIn): Promise<Record<string, unknown>> {
     const configuration = await this.#configuration();
@@ -88,6 +92,10 @@ export class OidcClient {
     });
     const claims = tokens.claims();
     if (claims === undefined) throw new Error("the provider sent no ID token");
-    return claims;
+    const wanted = [this.#config.usernameClaim, this.#config.roleClaim];
+    if (wanted.every((name) => claims[name] !== undefined)) return claims;
+    if (configuration.serverMetadata().userinfo_endpoint === undefined) return claims;
+    const userInfo = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+    return { ...userInfo, ...claims };
   }
 }
