@@ -43,9 +43,14 @@ controlplane:
 images: install
 	hack/images/build.sh
 
-# helm, for the chart's tests, built from its pinned Go module like the control plane.
+# helm, for the chart's tests, built from its pinned Go module like the control plane; with it,
+# what the chart's observability test checks its monitoring objects with: Prometheus's PromQL
+# parser (hack/promql) and Prometheus Operator's CRDs (hack/prometheus-operator), both pinned
+# and fetched from the Go module proxy.
 helm:
 	hack/helm/build.sh
+	hack/promql/build.sh
+	hack/prometheus-operator/fetch-crds.sh
 
 # kwok (simulated nodes and pods), for the fleet benchmark only, built from its pinned Go module
 # like helm. The benchmark is no test: neither target is a prerequisite of `make test`.

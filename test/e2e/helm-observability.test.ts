@@ -3,44 +3,27 @@
 // expression must be a series of the operator's, the API's or the sidecar's own registry, built by
 // the factories the processes call. A renamed metric then fails here instead of leaving an empty
 // panel or an alert that can never fire. The dashboard's ConfigMap goes through the real
-// kube-apiserver (server dry-run); the PrometheusRule cannot, as the test control plane has no
-// Prometheus Operator CRDs, so its shape is checked here.
+// kube-apiserver (server dry-run); the PrometheusRule, ServiceMonitor and PodMonitor go through it
+// with Prometheus Operator's CRDs, and every expression through Prometheus's own parser, in
+// helm-observability-schemas.test.ts.
 import { describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
 import { createMetrics } from "../../packages/api/src/metrics.ts";
 import { createOperatorMetrics } from "../../packages/operator/src/metrics.ts";
 import { createRegistry } from "../../packages/sidecar/src/metrics.ts";
 import { newStats } from "../../packages/sidecar/src/stats.ts";
+import {
+  alertRules,
+  chartExpressions,
+  dashboardOf,
+  manifestsOf,
+  panelsOf,
+} from "../support/chart-expressions.ts";
 import { CHART, helmSession } from "../support/helm.ts";
 import { testKubeConfig, testNamespace } from "../support/kube.ts";
 import { metricNames } from "../support/promql.ts";
 
 const kc = testKubeConfig();
 const { helm, kubectl } = helmSession();
-
-interface Manifest {
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string> };
-  data?: Record<string, string>;
-  spec?: { groups: { name: string; rules: Rule[] }[] };
-}
-interface Rule {
-  alert: string;
-  expr: string;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-interface Panel {
-  title?: string;
-  type: string;
-  targets?: { expr?: string; datasource?: { uid?: string } }[];
-  panels?: Panel[];
-}
-interface Dashboard {
-  panels: Panel[];
-  templating: { list: { name: string; type: string; query?: string | { query?: string } }[] };
-}
 
 /** Series names a registry's exposition declares: a histogram's as _bucket/_sum/_count, a summary's with _sum/_count. */
 function exportedNames(text: string): Set<string> {
@@ -66,33 +49,20 @@ async function exportedSeries(): Promise<Set<string>> {
   return new Set(texts.flatMap((text) => [...exportedNames(text)]));
 }
 
-/** A Grafana variable query's PromQL: label_values(selector, label) and query_result(expr) hold one. */
-function variableExpr(query: string): string {
-  const labelValues = /^label_values\((.*),\s*[a-zA-Z_]\w*\s*\)$/s.exec(query.trim());
-  if (labelValues) return labelValues[1] ?? "";
-  const queryResult = /^query_result\((.*)\)$/s.exec(query.trim());
-  return queryResult?.[1] ?? query;
-}
-
-function renderChart(namespace: string): Manifest[] {
-  const rendered = helm([
-    "template",
-    `o-${namespace}`,
-    CHART,
-    "-n",
-    namespace,
-    "--set",
-    "grafanaDashboard.enabled=true",
-    "--set",
-    "prometheusRule.enabled=true",
-  ]);
-  return parseAllDocuments(rendered)
-    .map((doc) => doc.toJS() as Manifest | null)
-    .filter((doc): doc is Manifest => doc !== null);
-}
-
-function panelsOf(panels: Panel[]): Panel[] {
-  return panels.flatMap((panel) => [panel, ...panelsOf(panel.panels ?? [])]);
+function renderChart(namespace: string) {
+  return manifestsOf(
+    helm([
+      "template",
+      `o-${namespace}`,
+      CHART,
+      "-n",
+      namespace,
+      "--set",
+      "grafanaDashboard.enabled=true",
+      "--set",
+      "prometheusRule.enabled=true",
+    ]),
+  );
 }
 
 describe("metricNames", () => {
@@ -141,27 +111,19 @@ describe("the chart's dashboard and alerts", () => {
       (m) => m.kind === "ConfigMap" && m.metadata.name === "svc-grafana-dashboard",
     );
     expect(configMap?.metadata.labels?.["grafana_dashboard"]).toBe("1");
-    const dashboard = JSON.parse(configMap?.data?.["svc.json"] ?? "") as Dashboard;
-    const variables = dashboard.templating.list;
+    const dashboard = dashboardOf(manifests);
+    const variables = dashboard?.templating.list ?? [];
     expect(variables.find((v) => v.name === "datasource")?.type).toBe("datasource");
-
-    const expressions: { where: string; expr: string }[] = [];
-    for (const panel of panelsOf(dashboard.panels)) {
+    for (const panel of panelsOf(dashboard?.panels ?? [])) {
       if (panel.type === "row") continue;
       expect(panel.targets?.length, `panel ${panel.title ?? "?"}`).toBeGreaterThan(0);
+      // Every query goes to the data source the viewer picks, never to a fixed one.
       for (const target of panel.targets ?? []) {
-        // Every query goes to the data source the viewer picks, never to a fixed one.
         expect(target.datasource?.uid, `panel ${panel.title ?? "?"}`).toBe("${datasource}");
-        expressions.push({ where: `panel "${panel.title ?? "?"}"`, expr: target.expr ?? "" });
       }
     }
-    for (const variable of variables.filter((v) => v.type === "query")) {
-      const query = typeof variable.query === "string" ? variable.query : (variable.query?.query ?? "");
-      expressions.push({ where: `variable ${variable.name}`, expr: variableExpr(query) });
-    }
 
-    const rule = manifests.find((m) => m.kind === "PrometheusRule");
-    const rules = rule?.spec?.groups.flatMap((group) => group.rules) ?? [];
+    const rules = alertRules(manifests);
     expect(rules.map((r) => r.alert).sort()).toEqual([
       "SvcApiErrors",
       "SvcAuditWriteFailing",
@@ -175,9 +137,9 @@ describe("the chart's dashboard and alerts", () => {
       expect(["critical", "warning", "info"], r.alert).toContain(r.labels?.["severity"]);
       expect(r.annotations?.["summary"], r.alert).toBeTruthy();
       expect(r.annotations?.["description"], r.alert).toBeTruthy();
-      expressions.push({ where: `alert ${r.alert}`, expr: r.expr });
     }
 
+    const expressions = chartExpressions(manifests);
     const unknown: string[] = [];
     for (const { where, expr } of expressions) {
       const names = metricNames(expr);
@@ -213,14 +175,14 @@ describe("the chart's dashboard and alerts", () => {
       "--set",
       "prometheusRule.runbookBaseUrl=https://example.com/docs/",
     ]);
-    const manifests = parseAllDocuments(rendered).map((doc) => doc.toJS() as Manifest);
+    const manifests = manifestsOf(rendered);
     const configMap = manifests.find(
       (m) => m.kind === "ConfigMap" && m.metadata.name === "svc-grafana-dashboard",
     );
     expect(configMap?.metadata.labels?.["example.com/dashboard"]).toBe("svc");
     const rule = manifests.find((m) => m.kind === "PrometheusRule");
     expect(rule?.metadata.labels?.["release"]).toBe("monitoring");
-    const rules = rule?.spec?.groups.flatMap((group) => group.rules) ?? [];
+    const rules = alertRules(manifests);
     for (const r of rules) expect(r.labels?.["team"], r.alert).toBe("platform");
     expect(rules.find((r) => r.alert === "SvcClusterNotConnected")?.annotations?.["runbook_url"]).toBe(
       "https://example.com/docs/troubleshooting.md#a-cluster-is-not-connected",
