@@ -33,4 +33,5 @@ export * from "./delivered-value.ts";
 export * from "./trim.ts";
 export * from "./paging.ts";
 export * from "./cluster-assignment.ts";
+export * from "./replica-settling.ts";
 export * from "./sso.ts";

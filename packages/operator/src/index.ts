@@ -215,11 +215,12 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     await statusReporter.registerLocalCluster();
     stillStarting();
     if (shards !== undefined) {
-      // Takes this replica's clusters before it reports ready; they connect as their Leases are taken.
-      let firstRound: () => void = () => undefined;
-      const tookClusters = new Promise<void>((resolve) => (firstRound = resolve));
-      sharding = shards.run(stopping.signal, firstRound);
-      await Promise.race([tookClusters, sharding]);
+      // Takes its clusters before it reports ready, once it has seen the replicas starting with
+      // it (up to a Lease duration; a close ends the wait); they connect as their Leases are taken.
+      let settled: () => void = () => undefined;
+      const tookClusters = new Promise<void>((resolve) => (settled = resolve));
+      sharding = shards.run(stopping.signal, settled);
+      await Promise.race([tookClusters, sharding, once(startUp.signal, "abort")]);
       stillStarting();
     }
     for (const cluster of started.list()) connect(cluster);
