@@ -124,7 +124,7 @@ beforeAll(() => {
 
 describe("the chart's monitoring objects against Prometheus Operator's CRDs", () => {
   it("are accepted by the API server with every value that shapes them set", async () => {
-    namespace = await testNamespace(kc, "helm-mon");
+    namespace ||= await testNamespace(kc, "helm-mon");
     const withEverything = monitoringObjects([
       ...ALL_ON,
       "serviceMonitor.interval=15s",
