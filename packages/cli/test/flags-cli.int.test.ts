@@ -1,17 +1,19 @@
 // `svc flags` verbs as processes (node packages/cli/src/main.ts) against a real API server and
 // kube-apiserver, as a pipeline runs them: issue 24's script login → apply -f (3 flags) → diff
-// → set → toggle → list -o json → delete, with each exit code and output; and a bad file.
+// → set → toggle → list -o json → delete, with each exit code and output; a bad file; and a
+// list longer than a page.
 // One API server in this process for the file; only the CLI is spawned.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { AppsV1Api } from "@kubernetes/client-node";
-import type { FlagView } from "@svc/core";
+import { AppsV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG, type FlagView } from "@svc/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startClusterApi, type ClusterApi } from "../../api/test/support/cluster-api.ts";
 import { ADMIN_PASSWORD } from "../../api/test/support/harness.ts";
+import { LIST_PAGE } from "../src/flags/crud.ts";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";
 
 const MAIN = resolve(import.meta.dirname, "../src/main.ts");
@@ -233,4 +235,53 @@ it("refuses a bad file with exit 1 naming the field, before any write; bad usage
   const usage = await svc(["apply", "--token", env.tokens.editor, "--server", env.api.url]);
   expect(usage.code).toBe(2);
   expect(usage.stderr).toContain("--filename: is required");
+});
+
+it("lists a namespace of more flags than a page, every one once, in the API's order", async () => {
+  const many = await testNamespace(env.kc, "cli-pages");
+  const objects = env.kc.makeApiClient(CustomObjectsApi);
+  const names = Array.from({ length: LIST_PAGE + 1 }, (_, i) => `flag-${String(i).padStart(4, "0")}`);
+  let next = 0;
+  const writer = async () => {
+    for (let i = next++; i < names.length; i = next++) {
+      await objects.createNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace: many,
+        plural: FEATURE_FLAG.plural,
+        body: {
+          apiVersion: API_GROUP_VERSION,
+          kind: FEATURE_FLAG.kind,
+          metadata: { name: names[i] },
+          spec: {
+            type: "integer",
+            defaultValue: String(i),
+            delivery: { sidecar: { selector: { matchLabels: { app: "none" } } } },
+          },
+        },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, writer));
+  await eventually(
+    () => env.api.call("GET", `/api/v1/flags?namespace=${many}&limit=1`, { token: env.tokens.viewer }),
+    (reply) =>
+      (reply.json as { metadata?: { remainingItemCount?: number } }).metadata?.remainingItemCount ===
+      LIST_PAGE,
+    "every flag in the API's cache",
+    30_000,
+  );
+  const listed = await svc([
+    "list",
+    "-n",
+    many,
+    "-o",
+    "json",
+    "--token",
+    env.tokens.viewer,
+    "--server",
+    env.api.url,
+  ]);
+  expect(listed.code, listed.stderr).toBe(0);
+  expect((JSON.parse(listed.stdout) as FlagView[]).map((f) => f.name)).toEqual(names);
 });

@@ -16,13 +16,27 @@ interface DryRunAnswer {
   preview: PreviewEntry[];
 }
 
+/** Flags asked for per request: a fleet's list arrives in pages, never as one answer of every flag. */
+export const LIST_PAGE = 500;
+
+interface FlagPage {
+  items: FlagView[];
+  metadata: { continue?: string };
+}
+
+/** Every matching flag, walked page by page (docs/api.md "Paged lists"), in the unpaged order. */
 export async function list(connection: Connection, request: Request<"list">, output: Output) {
-  const query = new URLSearchParams();
+  const query = new URLSearchParams({ limit: String(LIST_PAGE) });
   if (request.cluster !== undefined) query.set("clusterId", request.cluster);
   if (request.namespace !== undefined) query.set("namespace", request.namespace);
   if (request.prefix !== undefined) query.set("namePrefix", request.prefix);
-  const suffix = query.size > 0 ? `?${query.toString()}` : "";
-  return renderFlags(await apiRequest<FlagView[]>(connection, "GET", `/api/v1/flags${suffix}`), output);
+  const flags: FlagView[] = [];
+  for (;;) {
+    const page = await apiRequest<FlagPage>(connection, "GET", `/api/v1/flags?${query.toString()}`);
+    flags.push(...page.items);
+    if (page.metadata.continue === undefined) return renderFlags(flags, output);
+    query.set("continue", page.metadata.continue);
+  }
 }
 
 export async function get(connection: Connection, request: Request<"get">, output: Output) {
