@@ -128,6 +128,7 @@ describe("the chart's monitoring objects against Prometheus Operator's CRDs", ()
     const withEverything = monitoringObjects([
       ...ALL_ON,
       "serviceMonitor.interval=15s",
+      "serviceMonitor.labels.release=kube-prometheus-stack",
       "podMonitor.interval=1m",
       "podMonitor.labels.release=kube-prometheus-stack",
       "podMonitor.namespaces={shop,web}",
@@ -135,6 +136,10 @@ describe("the chart's monitoring objects against Prometheus Operator's CRDs", ()
       "prometheusRule.alertLabels.team=platform",
       "prometheusRule.runbookBaseUrl=https://example.com/docs",
     ]);
+    // Each carries the labels Prometheus's selectors pick monitoring objects by.
+    for (const object of withEverything) {
+      expect(object.metadata.labels, object.kind).toMatchObject({ release: "kube-prometheus-stack" });
+    }
     const defaults = monitoringObjects(ALL_ON);
     for (const objects of [withEverything, defaults]) {
       expect(objects.map((m) => m.kind).sort()).toEqual(MONITORING_KINDS);
