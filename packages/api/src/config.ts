@@ -21,6 +21,11 @@ export interface WebhookConfig {
   retryMaxDelayMs: number;
   /** How often each replica looks for due deliveries. */
   pollIntervalMs: number;
+  /**
+   * How long a flag change seen in a cluster's cache waits before it is enqueued, so that the
+   * API's own event of a change it made (with its actor and before/after) is the one kept.
+   */
+  observedGraceMs: number;
 }
 
 export interface ApiConfig {
@@ -58,6 +63,7 @@ export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
   timeoutMs: 10_000,
   retryMaxDelayMs: 5 * 60_000,
   pollIntervalMs: 1000,
+  observedGraceMs: 5000,
 };
 
 function readWebhookConfig(read: SettingsReader): WebhookConfig {
@@ -81,6 +87,10 @@ function readWebhookConfig(read: SettingsReader): WebhookConfig {
       max: 3_600_000,
     }),
     pollIntervalMs: read.durationMs("SVC_WEBHOOK_POLL_INTERVAL", d.pollIntervalMs, { min: 50, max: 60_000 }),
+    observedGraceMs: read.durationMs("SVC_WEBHOOK_OBSERVED_GRACE", d.observedGraceMs, {
+      min: 0,
+      max: 60_000,
+    }),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ClusterConnectionResource, FeatureFlagResource } from "@svc/core";
 import { describe, expect, it } from "vitest";
 import { parseApiConfig } from "../src/config.ts";
 import { addressRefusal, parseNetwork, resolveAllowed } from "../src/webhooks/address.ts";
-import { eventOfAudit, matches, statusEvents, type WebhookEvent } from "../src/webhooks/events.ts";
+import { eventsOfAudit, matches, statusEvents, type WebhookEvent } from "../src/webhooks/events.ts";
 import {
   bodyOf,
   GIVE_UP_AFTER_MS,
@@ -32,22 +32,29 @@ const change = {
   details: { before: { enabled: false }, after: { enabled: true } },
 };
 
+/** The flag the audited write changed: generation 3 to 4. */
+const written = [{ name: "checkout", uid: "u1", generation: 4, previousGeneration: 3 }];
+
 describe("events", () => {
+  const eventOfAudit = (audited: typeof change) => eventsOfAudit(audited, written)[0];
+
   it("come from successful flag writes only, typed by the audited action", () => {
-    expect(eventOfAudit(change, "id-1")).toEqual({
-      id: "id-1",
-      type: "flag.changed",
-      occurredAt: change.timestamp,
-      cluster: "local",
-      namespace: "shop",
-      name: "checkout",
-      actor: "alice",
-      details: change.details,
-    });
-    expect(eventOfAudit({ ...change, action: "create" }, "x")?.type).toBe("flag.created");
-    expect(eventOfAudit({ ...change, action: "delete" }, "x")?.type).toBe("flag.deleted");
-    expect(eventOfAudit({ ...change, outcome: "denied" }, "x")).toBeUndefined();
-    expect(eventOfAudit({ ...change, resource: "user", action: "create" }, "x")).toBeUndefined();
+    expect(eventsOfAudit(change, written)).toEqual([
+      {
+        id: "flag.changed/local/u1/4",
+        type: "flag.changed",
+        occurredAt: change.timestamp,
+        cluster: "local",
+        namespace: "shop",
+        name: "checkout",
+        actor: "alice",
+        details: change.details,
+      },
+    ]);
+    expect(eventOfAudit({ ...change, action: "create" })?.type).toBe("flag.created");
+    expect(eventOfAudit({ ...change, action: "delete" })?.type).toBe("flag.deleted");
+    expect(eventOfAudit({ ...change, outcome: "denied" })).toBeUndefined();
+    expect(eventOfAudit({ ...change, resource: "user", action: "create" })).toBeUndefined();
   });
 
   const degraded = (generation: number, since: string): FeatureFlagResource =>
@@ -93,7 +100,7 @@ describe("events", () => {
     expect(statusEvents(healthy)).toEqual([]);
   });
 
-  const event: WebhookEvent = { ...defined(eventOfAudit(change, "e")) };
+  const event: WebhookEvent = { ...defined(eventOfAudit(change)) };
   const subscription = {
     events: ["flag.changed" as const],
     clusters: [],
@@ -116,7 +123,7 @@ describe("events", () => {
 });
 
 describe("payload", () => {
-  const event = defined(eventOfAudit(change, "e-1"));
+  const event = { ...defined(eventsOfAudit(change, written)[0]), id: "e-1" };
 
   it("is the event as JSON, or Slack's {text}", () => {
     expect(JSON.parse(bodyOf(event, "json"))).toEqual(event);
@@ -220,6 +227,7 @@ describe("settings", () => {
       timeoutMs: 2000,
       retryMaxDelayMs: 60_000,
       pollIntervalMs: 1000,
+      observedGraceMs: 5000,
     });
     const bad = parseApiConfig({ SVC_WEBHOOK_ALLOWED_NETWORKS: "10.0.0.0/8,not-a-cidr" });
     expect(bad.ok ? [] : bad.errors).toEqual([

@@ -36,6 +36,7 @@ beforeAll(async () => {
         timeoutMs: 5000,
         retryMaxDelayMs: 1000,
         pollIntervalMs: 200,
+        observedGraceMs: 5000,
       },
     },
   });

@@ -58,6 +58,21 @@ describe("ObjectStore", () => {
     expect(cache.get("ns", "f")?.value).toBe("newer");
   });
 
+  it("tells a listener which object an upsert replaced (none for a new one)", () => {
+    const cache = new ObjectStore<Obj>(() => undefined);
+    const seen: [string | undefined, string | undefined][] = [];
+    cache.onEvent((e) => seen.push([e.previous?.value, e.object.value]));
+    cache.upsert(obj("ns", "f", "1", "first"));
+    cache.upsert(obj("ns", "f", "2", "second"));
+    cache.upsert(obj("ns", "f", "1", "stale: no event"));
+    cache.replace([obj("ns", "f", "3", "relisted")], () => true);
+    expect(seen).toEqual([
+      [undefined, "first"],
+      ["first", "second"],
+      ["second", "relisted"],
+    ]);
+  });
+
   it("lets a non-numeric resourceVersion replace (the newest arrival wins)", () => {
     const { cache } = store();
     cache.upsert(obj("ns", "f", "10", "a"));

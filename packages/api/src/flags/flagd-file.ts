@@ -8,9 +8,12 @@ import {
 import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
+import { changedFields } from "../audit/event.ts";
 import { readyCluster } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { writtenFlag } from "../webhooks/events.ts";
+import { flagAuditFields } from "./audit-fields.ts";
 import { conflictOf, valid } from "./routes.ts";
 import { createFlag, deleteFlag } from "./writes.ts";
 
@@ -126,6 +129,10 @@ export function flagdFileRoutes(ctx: ApiContext) {
           .join(",")
           .slice(0, 253);
         request.auditNote.details = { imported: created.map((f) => f.metadata.name) };
+        // One webhook event per flag, each with its own definition (and the id its cache event has).
+        request.flagsWritten = created.map((f) =>
+          writtenFlag(f, undefined, changedFields({}, flagAuditFields(f))),
+        );
         return reply.code(201).send(result(created));
       },
     );

@@ -23,6 +23,8 @@ import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
+import { writtenFlag } from "../webhooks/events.ts";
+import { flagAuditFields } from "./audit-fields.ts";
 import { readyCluster, registry } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
@@ -65,21 +67,6 @@ type Params = Type.Static<typeof FlagParams>;
 export function valid<T>(result: Validated<T>): T {
   if (!result.ok) throw new HttpError(400, describeErrors(result.errors));
   return result.value;
-}
-
-/** The audited fields of a flag: what a reader of the log wants to see change. */
-function auditFields(resource: FeatureFlagResource): Record<string, unknown> {
-  const { type, defaultValue, description, delivery, key, variants, defaultVariant, targeting, evaluators } =
-    resource.spec;
-  const targetingFields = { key, variants, defaultVariant, targeting, evaluators };
-  return {
-    type,
-    defaultValue,
-    description,
-    enabled: isEnabled(resource.spec),
-    delivery,
-    ...Object.fromEntries(Object.entries(targetingFields).filter(([, value]) => value !== undefined)),
-  };
 }
 
 export function existingFlag(cluster: ConnectedCluster, { namespace, name }: Params): FeatureFlagResource {
@@ -161,7 +148,8 @@ export function flagRoutes(ctx: ApiContext) {
           return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
         }
         const created = await createFlag(cluster, candidate);
-        request.auditNote.details = changedFields({}, auditFields(created));
+        request.auditNote.details = changedFields({}, flagAuditFields(created));
+        request.flagsWritten = [writtenFlag(created)];
         return reply.code(201).send(flagView(created, cluster.id));
       },
     );
@@ -210,7 +198,8 @@ export function flagRoutes(ctx: ApiContext) {
           (base) => flagUpdate(base, body),
           body.resourceVersion,
         );
-        request.auditNote = { details: changedFields(auditFields(current), auditFields(replaced)) };
+        request.auditNote = { details: changedFields(flagAuditFields(current), flagAuditFields(replaced)) };
+        request.flagsWritten = [writtenFlag(replaced, current)];
         return flagView(replaced, cluster.id);
       },
     );
@@ -238,6 +227,7 @@ export function flagRoutes(ctx: ApiContext) {
         request.auditNote = {
           details: changedFields({ enabled: isEnabled(current.spec) }, { enabled: isEnabled(toggled.spec) }),
         };
+        request.flagsWritten = [writtenFlag(toggled, current)];
         return flagView(toggled, cluster.id);
       },
     );
@@ -256,7 +246,8 @@ export function flagRoutes(ctx: ApiContext) {
         const cluster = await readyCluster(ctx, request.query.clusterId);
         const current = existingFlag(cluster, request.params);
         await deleteFlag(cluster, current.metadata.namespace, current.metadata.name);
-        request.auditNote = { details: changedFields(auditFields(current), {}) };
+        request.auditNote = { details: changedFields(flagAuditFields(current), {}) };
+        request.flagsWritten = [writtenFlag(current)];
         return { message: `flag ${current.metadata.namespace}/${current.metadata.name} deleted` };
       },
     );

@@ -1,4 +1,5 @@
 import type { Actor } from "@svc/core";
+import type { WrittenFlag } from "../webhooks/events.ts";
 
 /** What the auth and audit hooks learn about a request, for the handlers and for each other. */
 declare module "fastify" {
@@ -20,6 +21,8 @@ declare module "fastify" {
     sourceIp: string;
     /** Set once the handler wrote the request's audit event in its change's transaction. */
     auditRecorded: boolean;
+    /** Set by the flag write handlers: the objects written, whose ids the webhook events carry. */
+    flagsWritten: WrittenFlag[] | undefined;
   }
   /** A one-line description of the route, for the OpenAPI document. */
   interface FastifySchema {

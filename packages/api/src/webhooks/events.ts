@@ -1,7 +1,9 @@
 // What a webhook is told about, where each event comes from, and which webhooks an event goes
 // to. Pure: the caller passes the audit event, the clusters' cached objects and the clock.
-import type { ClusterConnectionResource, FeatureFlagResource } from "@svc/core";
+import { touchesSpec, type ClusterConnectionResource, type FeatureFlagResource } from "@svc/core";
 import type { WebhookEventType } from "@svc/core/basics";
+import { changedFields } from "../audit/event.ts";
+import { flagAuditFields } from "../flags/audit-fields.ts";
 
 export { WEBHOOK_EVENTS, type WebhookEventType } from "@svc/core/basics";
 
@@ -20,7 +22,11 @@ export interface WebhookEvent {
   namespace: string;
   /** The flag's name, or the cluster's id. */
   name: string;
-  /** Who made the change through the API; "" for what the operator reported. */
+  /**
+   * Who made the change: the API's user; for a change seen in a cluster's cache, the field
+   * manager of the latest spec change (e.g. kubectl-edit); "" when unknown (a deletion seen in
+   * a cache, what the operator reported).
+   */
   actor: string;
   /** For flag changes: {before, after} of the changed fields; for status events: {phase, message}. */
   details: Record<string, unknown>;
@@ -39,7 +45,9 @@ export interface AuditedChange {
   details: Record<string, unknown>;
 }
 
-const AUDIT_TYPES: Readonly<Record<string, WebhookEventType>> = {
+type FlagEventType = "flag.created" | "flag.changed" | "flag.deleted";
+
+const AUDIT_TYPES: Readonly<Record<string, FlagEventType>> = {
   create: "flag.created",
   update: "flag.changed",
   toggle: "flag.changed",
@@ -47,25 +55,140 @@ const AUDIT_TYPES: Readonly<Record<string, WebhookEventType>> = {
 };
 
 /**
- * The event of a flag write made through the API, from the audit event the API records of it
- * (so a webhook says what the audit log says, with the same actor and before/after). Only the
- * replica that served the write sees it, so a fresh random id is unique; undefined for anything
- * else than a successful flag write.
+ * The idempotency key of a flag event, computed alike by the replica that served the write and
+ * by every replica that sees the change in its cache: a change is one spec generation of one
+ * object (uid) in one cluster, so the outbox keeps one row of it whoever enqueues it first.
  */
-export function eventOfAudit(change: AuditedChange, id: string): WebhookEvent | undefined {
-  if (change.resource !== "flag" || change.outcome !== "success") return undefined;
+export function flagEventId(type: FlagEventType, cluster: string, uid: string, generation: number): string {
+  return type === "flag.changed" ? `${type}/${cluster}/${uid}/${generation}` : `${type}/${cluster}/${uid}`;
+}
+
+/** A flag a write through the API made, changed or deleted: what its event's id is made of. */
+export interface WrittenFlag {
+  name: string;
+  uid: string;
+  /** metadata.generation after the write (of the deleted object, for a delete). */
+  generation: number;
+  /** metadata.generation before a change: a write that did not move it changed no spec field. */
+  previousGeneration?: number | undefined;
+  /** This flag's own before/after when one request wrote several (an import); else the audit's. */
+  details?: Record<string, unknown> | undefined;
+}
+
+/** What a write handler tells of the flag it wrote (`before`: the object a change replaced). */
+export function writtenFlag(
+  flag: FeatureFlagResource,
+  before?: FeatureFlagResource,
+  details?: Record<string, unknown>,
+): WrittenFlag {
+  const { name, uid = "", generation = 0 } = flag.metadata;
+  return { name, uid, generation, previousGeneration: before?.metadata.generation, details };
+}
+
+/**
+ * The events of a flag write made through the API, from the audit event the API records of it
+ * (so a webhook says what the audit log says, with the same actor and before/after) and the
+ * objects written: one per flag, with the id a cache would give the same change. None for
+ * anything else than a successful flag write, nor for a change that changed no spec field.
+ */
+export function eventsOfAudit(change: AuditedChange, written: readonly WrittenFlag[]): WebhookEvent[] {
+  if (change.resource !== "flag" || change.outcome !== "success") return [];
   const type = AUDIT_TYPES[change.action];
-  if (type === undefined) return undefined;
+  if (type === undefined) return [];
+  return written
+    .filter((flag) => type !== "flag.changed" || flag.previousGeneration !== flag.generation)
+    .map((flag) => ({
+      id: flagEventId(type, change.cluster, flag.uid, flag.generation),
+      type,
+      occurredAt: change.timestamp,
+      cluster: change.cluster,
+      namespace: change.namespace,
+      name: flag.name,
+      actor: change.actor,
+      details: flag.details ?? change.details,
+    }));
+}
+
+type ManagedFields = FeatureFlagResource["metadata"]["managedFields"];
+
+/**
+ * Who made the latest change of a flag's spec, from metadata.managedFields: the manager of the
+ * newest entry owning spec fields (status and finalizer writes excepted). "" when none is
+ * known or when two managers' entries share the newest time (their times are whole seconds).
+ */
+export function latestSpecManager(managedFields: ManagedFields): string {
+  let latest: { manager: string; time: number } | undefined;
+  let tie = false;
+  for (const entry of (managedFields ?? []).filter(touchesSpec)) {
+    const time = entry.time === undefined ? Number.NaN : new Date(entry.time).getTime();
+    if (Number.isNaN(time) || (latest !== undefined && time < latest.time)) continue;
+    tie = latest !== undefined && time === latest.time && latest.manager !== entry.manager;
+    latest = { manager: entry.manager ?? "", time };
+  }
+  return latest === undefined || tie ? "" : latest.manager;
+}
+
+/** One add, update or delete a replica's flag cache of a cluster reported. */
+export interface ObservedFlagChange {
+  cluster: string;
+  /**
+   * Whether the cluster's caches had synced before: until then the cache is being filled by its
+   * first list, whose objects are no changes (nor, after a restart, are they new).
+   */
+  synced: boolean;
+  type: "upsert" | "delete";
+  object: FeatureFlagResource;
+  /** For an upsert: the object it replaced in the cache. */
+  previous: FeatureFlagResource | undefined;
+  /** ISO 8601: when this replica saw it. */
+  at: string;
+}
+
+function observed(
+  type: FlagEventType,
+  change: ObservedFlagChange,
+  flag: FeatureFlagResource,
+  details: Record<string, unknown>,
+): WebhookEvent {
+  const { namespace, name, uid = "", generation = 0 } = flag.metadata;
   return {
-    id,
+    id: flagEventId(type, change.cluster, uid, generation),
     type,
-    occurredAt: change.timestamp,
+    occurredAt: change.at,
     cluster: change.cluster,
-    namespace: change.namespace,
-    name: change.resourceName,
-    actor: change.actor,
-    details: change.details,
+    namespace,
+    name,
+    actor: type === "flag.deleted" ? "" : latestSpecManager(flag.metadata.managedFields),
+    details,
   };
+}
+
+const deletedEvent = (change: ObservedFlagChange, flag: FeatureFlagResource) =>
+  observed("flag.deleted", change, flag, changedFields(flagAuditFields(flag), {}));
+
+/**
+ * The flag events a change seen in a cluster's cache means, whoever made it (kubectl, a GitOps
+ * tool, the API): created (a new uid), changed (the generation moved: the spec changed),
+ * deleted (the object went, or its deletion began: finalizers may hold it a while). Their ids
+ * are those the API gives its own writes' events, so the two never make two rows.
+ */
+export function eventsOfObservedChange(change: ObservedFlagChange): WebhookEvent[] {
+  if (!change.synced) return [];
+  const { object, previous } = change;
+  if (change.type === "delete") return [deletedEvent(change, object)];
+  // The name was reused: the old object went, a new one came (seen as one by a relist).
+  if (previous !== undefined && previous.metadata.uid !== object.metadata.uid) {
+    return [deletedEvent(change, previous), ...eventsOfObservedChange({ ...change, previous: undefined })];
+  }
+  if (object.metadata.deletionTimestamp !== undefined) {
+    return previous?.metadata.deletionTimestamp === undefined ? [deletedEvent(change, object)] : [];
+  }
+  if (previous === undefined) {
+    return [observed("flag.created", change, object, changedFields({}, flagAuditFields(object)))];
+  }
+  if ((object.metadata.generation ?? 0) <= (previous.metadata.generation ?? 0)) return [];
+  const details = changedFields(flagAuditFields(previous), flagAuditFields(object));
+  return [observed("flag.changed", change, object, details)];
 }
 
 /** What the status scan reads of one cluster's caches. */

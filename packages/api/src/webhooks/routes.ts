@@ -8,7 +8,7 @@ import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { isoTime } from "../time.ts";
 import { resolveAllowed } from "./address.ts";
-import { eventOfAudit, TEST_EVENT, type WebhookEvent } from "./events.ts";
+import { eventsOfAudit, TEST_EVENT, type WebhookEvent } from "./events.ts";
 import { bodyOf, headersOf } from "./payload.ts";
 import {
   CreatedWebhook,
@@ -67,19 +67,22 @@ async function existing(ctx: ApiContext, id: string): Promise<Webhook> {
 }
 
 /**
- * Flag writes through the API become webhook events from the audit event of their request,
- * enqueued before the answer leaves: a client that got its answer has its event in the outbox,
- * which survives a restart. Only rows are written here; sending is the worker's.
+ * Flag writes through the API become webhook events from the audit event of their request and
+ * the objects written, enqueued before the answer leaves: a client that got its answer has its
+ * event in the outbox, which survives a restart. Only rows are written here; sending is the
+ * worker's. The same change seen in the caches later has the same id (events.ts): no second row.
  */
 export function installWebhookEvents(app: FastifyInstance, ctx: ApiContext): void {
+  app.decorateRequest("flagsWritten", undefined);
   app.addHook("onSend", async (request, reply, payload) => {
     const audited = auditEventOf(request, reply.statusCode, ctx.now());
-    const event = audited === undefined ? undefined : eventOfAudit(audited, randomUUID());
-    if (event === undefined) return payload;
-    try {
-      await ctx.webhooks.enqueue(event, isoTime(ctx.now()));
-    } catch (error) {
-      request.log.error({ err: error, event: event.id }, "could not enqueue the webhook event");
+    const events = audited === undefined ? [] : eventsOfAudit(audited, request.flagsWritten ?? []);
+    for (const event of events) {
+      try {
+        await ctx.webhooks.enqueue(event, isoTime(ctx.now()));
+      } catch (error) {
+        request.log.error({ err: error, event: event.id }, "could not enqueue the webhook event");
+      }
     }
     return payload;
   });

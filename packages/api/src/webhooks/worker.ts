@@ -1,13 +1,15 @@
 // The outbox worker every API replica runs: it claims due deliveries (a lease per row, so each
-// is sent by one replica), sends them, records each outcome, and scans the clusters' caches for
-// status events. Nothing here runs on a request's path: a flag change only inserts rows.
+// is sent by one replica), sends them, records each outcome, scans the clusters' caches for
+// status events and enqueues the flag changes they saw once their grace period is over. Nothing
+// here runs on a request's path: a flag change only inserts rows.
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { ClusterRegistry } from "@svc/kube";
 import type { WebhookConfig } from "../config.ts";
 import { isoTime } from "../time.ts";
 import { parseNetwork, type Network } from "./address.ts";
-import { statusEvents } from "./events.ts";
+import { statusEvents, type WebhookEvent } from "./events.ts";
+import { FlagChangeObserver } from "./flag-observer.ts";
 import { bodyOf, headersOf, retryAfterFailure } from "./payload.ts";
 import { sendAttempt } from "./sender.ts";
 import type { ClaimedDelivery, WebhooksRepo } from "./store.ts";
@@ -38,18 +40,24 @@ export class OutboxWorker {
   /** This replica's name on the leases it takes. */
   readonly #owner = randomUUID();
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #observer: FlagChangeObserver | undefined;
   #timer: NodeJS.Timeout | undefined;
   #polls = 0;
-  /** Status events this replica enqueued already: not offered to the database again each scan. */
+  /** Status and flag events this replica enqueued already: not offered to the database again. */
   readonly #enqueued = new Set<string>();
   #stopped = false;
 
   constructor(options: OutboxWorkerOptions) {
     this.#options = options;
     this.#allowed = allowedNetworks(options.config);
+    this.#observer =
+      options.clusters === undefined
+        ? undefined
+        : new FlagChangeObserver(options.clusters, options.config.observedGraceMs, options.now);
   }
 
   start(): void {
+    this.#observer?.start();
     this.#schedule(0);
   }
 
@@ -60,6 +68,7 @@ export class OutboxWorker {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#observer?.stop();
     await Promise.allSettled([...this.#inFlight]);
   }
 
@@ -71,6 +80,7 @@ export class OutboxWorker {
   async #poll(): Promise<void> {
     const { repo, config, log, now } = this.#options;
     try {
+      await this.#enqueueObserved();
       if (this.#polls++ % STATUS_SCAN_EVERY_POLLS === 0) await this.#scanStatus();
       const free = BATCH - this.#inFlight.size;
       const at = now();
@@ -118,17 +128,32 @@ export class OutboxWorker {
 
   /** Enqueues the status events the caches show; a replica that already enqueued one is a no-op. */
   async #scanStatus(): Promise<void> {
-    const { clusters, repo, now } = this.#options;
+    const { clusters } = this.#options;
     if (clusters === undefined) return;
     const snapshots = clusters.list().map((cluster) => ({
       id: cluster.id,
       connection: cluster.connection,
       flags: cluster.flags.list(),
     }));
-    const events = statusEvents(snapshots).filter((event) => !this.#enqueued.has(event.id));
+    await this.#enqueueOnce(statusEvents(snapshots));
+  }
+
+  /** Enqueues the flag changes seen in the caches whose grace period is over; a failed one stays due. */
+  async #enqueueObserved(): Promise<void> {
+    const observer = this.#observer;
+    if (observer === undefined) return;
+    for (const event of observer.due(this.#options.now())) {
+      await this.#enqueueOnce([event]);
+      observer.forget(event.id);
+    }
+  }
+
+  async #enqueueOnce(events: readonly WebhookEvent[]): Promise<void> {
+    const { repo, now } = this.#options;
+    const fresh = events.filter((event) => !this.#enqueued.has(event.id));
     // Bounded: forgetting only costs a no-op insert.
-    if (this.#enqueued.size + events.length > SEEN_MAX) this.#enqueued.clear();
-    for (const event of events) {
+    if (this.#enqueued.size + fresh.length > SEEN_MAX) this.#enqueued.clear();
+    for (const event of fresh) {
       await repo.enqueue(event, isoTime(now()));
       this.#enqueued.add(event.id);
     }

@@ -8,6 +8,7 @@ import { ClusterRegistry, installCrds } from "@svc/kube";
 import { afterAll } from "vitest";
 import { validFlagSpec } from "../../../../test/support/flag-cases.ts";
 import { testKubeConfig, testNamespace } from "../../../../test/support/kube.ts";
+import type { ApiConfig } from "../../src/config.ts";
 import { ADMIN_PASSWORD, TestApi, testConfig } from "./harness.ts";
 
 export const ROLES = ["admin", "editor", "viewer"] as const;
@@ -33,8 +34,11 @@ export interface ClusterApi {
   tokens: Record<TestRole, string>;
 }
 
-/** Starts it for the calling test file and stops it after the file's tests. */
-export async function startClusterApi(prefix: string): Promise<ClusterApi> {
+/** Starts it for the calling test file and stops it after the file's tests; `overrides` change its settings. */
+export async function startClusterApi(
+  prefix: string,
+  overrides: Partial<ApiConfig> = {},
+): Promise<ClusterApi> {
   const kc = testKubeConfig();
   await installCrds(kc);
   const systemNamespace = await testNamespace(kc, `${prefix}-svc`);
@@ -45,7 +49,11 @@ export async function startClusterApi(prefix: string): Promise<ClusterApi> {
     requestTimeoutMs: 3000,
   });
   const dir = await mkdtemp(join(tmpdir(), "svc-api-clusters-"));
-  const config = { ...testConfig({ kind: "sqlite", path: join(dir, "svc.sqlite") }), systemNamespace };
+  const config = {
+    ...testConfig({ kind: "sqlite", path: join(dir, "svc.sqlite") }),
+    systemNamespace,
+    ...overrides,
+  };
   const api = await TestApi.start(config, { clusters: registry });
   afterAll(async () => {
     await api.close();

@@ -5,6 +5,8 @@ import { isOlderVersion } from "../resource-version.ts";
 export interface CacheEvent<T> {
   type: "upsert" | "delete";
   object: T;
+  /** For an upsert: the object it replaced (undefined when the cache did not hold it). */
+  previous?: T | undefined;
 }
 
 export interface InformerCache<T> {
@@ -112,7 +114,7 @@ export class ObjectStore<T extends ObjectWithMeta> implements InformerCache<T> {
       this.#byNamespace.set(namespace, names);
     }
     names.set(name, object);
-    this.#changed(namespace, { type: "upsert", object });
+    this.#changed(namespace, { type: "upsert", object, previous: current });
   }
 
   remove(namespace: string, name: string, deleted?: T): void {
