@@ -11,7 +11,7 @@ import {
   startOidcProvider,
   type TestOidcProvider,
 } from "../../../test/support/oidc-provider.ts";
-import type { ApiConfig } from "../src/config.ts";
+import type { ApiConfig, DatabaseConfig } from "../src/config.ts";
 import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig } from "./support/harness.ts";
 import { freePort, SsoBrowser } from "./support/sso-browser.ts";
 
@@ -28,6 +28,25 @@ beforeAll(async () => {
 afterAll(async () => {
   await provider.close();
 });
+
+/** An API on `port` whose single sign-on goes to the provider at `issuer`. */
+function ssoApiConfig(database: DatabaseConfig, port: number, issuer: string): ApiConfig {
+  return {
+    ...testConfig(database),
+    port,
+    sso: {
+      issuerUrl: issuer,
+      clientId: SSO_CLIENT.id,
+      clientSecret: SSO_CLIENT.secret,
+      redirectUrl: callbackOf(port),
+      providerName: "Test IdP",
+      scopes: "openid profile email groups",
+      usernameClaim: "preferred_username",
+      roleClaim: "groups",
+      roles: SSO_ROLES,
+    },
+  };
+}
 
 interface Event {
   actor: string;
@@ -49,21 +68,7 @@ describe.each(BACKENDS)("single sign-on on $name", (backend) => {
     callbackUrl = callbackOf(port);
     const { database, remove } = await backend.open();
     removeDatabase = remove;
-    config = {
-      ...testConfig(database),
-      port,
-      sso: {
-        issuerUrl: provider.issuer,
-        clientId: SSO_CLIENT.id,
-        clientSecret: SSO_CLIENT.secret,
-        redirectUrl: callbackUrl,
-        providerName: "Test IdP",
-        scopes: "openid profile email groups",
-        usernameClaim: "preferred_username",
-        roleClaim: "groups",
-        roles: SSO_ROLES,
-      },
-    };
+    config = ssoApiConfig(database, port, provider.issuer);
     api = await TestApi.start(config);
     adminToken = await api.login("admin", ADMIN_PASSWORD);
   });
@@ -235,21 +240,7 @@ describe("single sign-on with a provider that keeps the scopes' claims out of th
     const sqlite = BACKENDS.find((backend) => backend.name === "sqlite");
     if (sqlite === undefined) throw new Error("no SQLite backend");
     const { database, remove } = await sqlite.open();
-    const api = await TestApi.start({
-      ...testConfig(database),
-      port,
-      sso: {
-        issuerUrl: conformant.issuer,
-        clientId: SSO_CLIENT.id,
-        clientSecret: SSO_CLIENT.secret,
-        redirectUrl: callbackUrl,
-        providerName: "Test IdP",
-        scopes: "openid profile email groups",
-        usernameClaim: "preferred_username",
-        roleClaim: "groups",
-        roles: SSO_ROLES,
-      },
-    });
+    const api = await TestApi.start(ssoApiConfig(database, port, conformant.issuer));
     try {
       const browser = new SsoBrowser();
       const url = await browser.signInAtProvider(
