@@ -5,20 +5,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/hack/lib/go-build.sh"
 out=${SVC_HELM_BIN:-$root/.cache/helm/bin}
-stamp=$(cat "$here/go.mod" "$here/go.sum" "$0" | sha256sum | cut -d' ' -f1)
+stamp=$(go_build_stamp "$here/go.mod" "$here/go.sum" "$0")
 
-if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp" ] && [ -x "$out/helm" ]; then
+if go_build_fresh "$out" "$stamp" helm; then
   echo "helm: cached binary in $out matches the pinned version"
   exit 0
 fi
-command -v go >/dev/null || { echo "helm: Go is required (https://go.dev/dl) to build helm" >&2; exit 1; }
-mkdir -p "$out"
-rm -f "$out/.stamp"
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath
+go_build_begin helm "$out"
 version=$(awk '$1 == "helm.sh/helm/v3" { print $2 }' "$here/go.mod" | head -n 1)
-start=$(date +%s)
 echo "helm: building $version (pinned in hack/helm/go.mod)"
 (cd "$here" && go build -ldflags "-X helm.sh/helm/v3/internal/version.version=$version" -o "$out/helm" helm.sh/helm/v3/cmd/helm)
-echo "$stamp" >"$out/.stamp"
-echo "helm: built in $(($(date +%s) - start))s into $out"
+go_build_end helm "$out" "$stamp"

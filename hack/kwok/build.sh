@@ -7,19 +7,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/hack/lib/go-build.sh"
 out=${SVC_KWOK_BIN:-$root/.cache/kwok/bin}
-stamp=$(cat "$here/go.mod" "$here/go.sum" "$0" | sha256sum | cut -d' ' -f1)
+stamp=$(go_build_stamp "$here/go.mod" "$here/go.sum" "$0")
 
-if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp" ] && [ -x "$out/kwok" ] && [ -f "$out/stages.yaml" ]; then
+if go_build_fresh "$out" "$stamp" kwok stages.yaml; then
   echo "kwok: cached binary in $out matches the pinned version"
   exit 0
 fi
-command -v go >/dev/null || { echo "kwok: Go is required (https://go.dev/dl) to build kwok" >&2; exit 1; }
-mkdir -p "$out"
-rm -f "$out/.stamp"
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath
+go_build_begin kwok "$out"
 version=$(awk '$1 == "sigs.k8s.io/kwok" { print $2 }' "$here/go.mod" | head -n 1)
-start=$(date +%s)
 echo "kwok: building $version (pinned in hack/kwok/go.mod)"
 (cd "$here" && go build -ldflags "-X sigs.k8s.io/kwok/pkg/consts.Version=$version" -o "$out/kwok" sigs.k8s.io/kwok/cmd/kwok)
 module=$(cd "$here" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
@@ -28,5 +25,4 @@ for stage in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-
   echo "---"
   cat "$module/kustomize/stage/$stage.yaml"
 done >"$out/stages.yaml"
-echo "$stamp" >"$out/.stamp"
-echo "kwok: built in $(($(date +%s) - start))s into $out"
+go_build_end kwok "$out" "$stamp"

@@ -6,20 +6,16 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/hack/lib/go-build.sh"
 out=${SVC_PROMQL_BIN:-$root/.cache/promql/bin}
-stamp=$(cat "$here/go.mod" "$here/go.sum" "$here/main.go" "$0" | sha256sum | cut -d' ' -f1)
+stamp=$(go_build_stamp "$here/go.mod" "$here/go.sum" "$here/main.go" "$0")
 
-if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp" ] && [ -x "$out/promql-check" ]; then
+if go_build_fresh "$out" "$stamp" promql-check; then
   echo "promql-check: cached binary in $out matches the pinned version"
   exit 0
 fi
-command -v go >/dev/null || { echo "promql-check: Go is required (https://go.dev/dl) to build it" >&2; exit 1; }
-mkdir -p "$out"
-rm -f "$out/.stamp"
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-trimpath
+go_build_begin promql-check "$out"
 version=$(awk '$1 == "require" && $2 == "github.com/prometheus/prometheus" { print $3 }' "$here/go.mod" | head -n 1)
-start=$(date +%s)
 echo "promql-check: building with github.com/prometheus/prometheus $version (pinned in hack/promql/go.mod)"
 (cd "$here" && go build -o "$out/promql-check" .)
-echo "$stamp" >"$out/.stamp"
-echo "promql-check: built in $(($(date +%s) - start))s into $out"
+go_build_end promql-check "$out" "$stamp"
