@@ -14,12 +14,20 @@ export function flagsTarget(namespace: string) {
   return { group: API_GROUP, version: API_VERSION, namespace, plural: FEATURE_FLAG.plural };
 }
 
-/** `count` flags named flag-<i>, `perNamespace` to a namespace, 16 writes at a time. */
-export async function seedFlags(kc: KubeConfig, count: number, perNamespace: number): Promise<void> {
+/**
+ * Flags flag-<from> .. flag-<count - 1>, `perNamespace` to a namespace, 16 writes at a time
+ * (`from` > 0 grows a list seeded before).
+ */
+export async function seedFlags(
+  kc: KubeConfig,
+  count: number,
+  perNamespace: number,
+  from = 0,
+): Promise<void> {
   const objects = kc.makeApiClient(CustomObjectsApi);
   const namespaces = Math.ceil(count / perNamespace);
-  for (let n = 0; n < namespaces; n++) await ensureNamespace(kc, `bench-${n}`);
-  let next = 0;
+  for (let n = Math.floor(from / perNamespace); n < namespaces; n++) await ensureNamespace(kc, `bench-${n}`);
+  let next = from;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       await objects.createNamespacedCustomObject({
