@@ -37,7 +37,7 @@ export interface OperatorOptions extends OperatorConfig {
 export interface RunningOperator {
   /** http://host:port of /metrics, /healthz and /readyz. */
   metricsUrl: string;
-  /** Resolves once this replica leads (sharding: took its clusters' Leases) and every cluster's keys are queued. */
+  /** Resolves once this replica leads (sharding: its first round; free clusters follow once it has seen the others) and every cluster's keys are queued. */
   ready: Promise<void>;
   /** Resolves when nothing is queued, in flight or waiting for a retry, and no cluster status is being written (tests, benchmarks). */
   idle: () => Promise<void>;
@@ -215,12 +215,12 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     await statusReporter.registerLocalCluster();
     stillStarting();
     if (shards !== undefined) {
-      // Takes its clusters before it reports ready, once it has seen the replicas starting with
-      // it (up to a Lease duration; a close ends the wait); they connect as their Leases are taken.
-      let settled: () => void = () => undefined;
-      const tookClusters = new Promise<void>((resolve) => (settled = resolve));
-      sharding = shards.run(stopping.signal, settled);
-      await Promise.race([tookClusters, sharding, once(startUp.signal, "abort")]);
+      // Its first round before it reports ready: the Leases that still name it renewed (free
+      // clusters wait until it has seen the replicas starting with it); they connect as taken.
+      let firstRound: () => void = () => undefined;
+      const tookClusters = new Promise<void>((resolve) => (firstRound = resolve));
+      sharding = shards.run(stopping.signal, firstRound);
+      await Promise.race([tookClusters, sharding]);
       stillStarting();
     }
     for (const cluster of started.list()) connect(cluster);

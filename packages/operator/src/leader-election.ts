@@ -70,6 +70,7 @@ export function leaseObject(lease: LeaseRef) {
  * Takes or renews the Lease for `identity`: true when it holds it now, false when another
  * holder renewed it within its duration. Every update is conditional on the resourceVersion
  * read: a replica that read an older Lease gets a 409 (thrown), so two never both hold it.
+ * With `onlyRenew`, a Lease that is missing or names another holder is left as it is (false).
  */
 export async function acquireLease(
   writer: ObjectWriter,
@@ -77,10 +78,12 @@ export async function acquireLease(
   identity: string,
   leaseDurationMs: number,
   at: Date,
+  { onlyRenew = false }: { onlyRenew?: boolean } = {},
 ): Promise<boolean> {
   const ref = leaseObject(lease);
   const durationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
   const current = await writer.read<LeaseJson>(ref);
+  if (onlyRenew && current?.spec?.holderIdentity !== identity) return false;
   if (current === undefined) {
     const spec = {
       holderIdentity: identity,

@@ -7,9 +7,10 @@
 // the Lease back so the new owner takes it at its next round. A Lease it cannot renew within
 // two thirds of the duration stops that cluster at once, before anyone may take it over: one
 // writer per cluster at any time, as with the single leader Lease (leader-election.ts).
-// A starting replica announces itself and takes no cluster until core's settleReplicas says it
-// has seen the replicas starting with it (a round without newcomers, at most a Lease duration):
-// replicas started together would otherwise each take and cache the whole fleet at first.
+// A starting replica announces itself and takes no free cluster until core's settleReplicas says
+// it has seen the replicas starting with it (a round without newcomers, at most a Lease
+// duration): replicas started together would otherwise each take and cache the whole fleet at
+// first. Meanwhile it renews the Leases that still name it (it restarted under its identity).
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { assignClusters, isDns1123Subdomain, settleReplicas, type ReplicaSettling } from "@svc/core";
@@ -66,7 +67,7 @@ export class ClusterShards {
   readonly #held = new Map<string, number>();
   /** Hand-backs under way: they wait for a cluster's writes in flight, so rounds do not wait for them. */
   readonly #handingBack = new Map<string, Promise<void>>();
-  /** Until settled, this replica announces itself and watches the others arrive, but takes no cluster. */
+  /** Until settled, this replica announces itself and watches the others arrive, but takes no free cluster. */
   #settling: ReplicaSettling | undefined;
 
   constructor(options: ClusterShardsOptions) {
@@ -82,11 +83,8 @@ export class ClusterShards {
     return this.#held.size;
   }
 
-  /**
-   * Rounds until `signal` aborts; then hands every held Lease back and removes the presence Lease.
-   * `onSettled` is called after the first round that took clusters (once settled).
-   */
-  async run(signal: AbortSignal, onSettled: () => void): Promise<void> {
+  /** Rounds until `signal` aborts; then hands every held Lease back and removes the presence Lease. */
+  async run(signal: AbortSignal, onFirstRound: () => void): Promise<void> {
     const { leaseDurationMs } = this.#options;
     // The renew deadline is checked apart from the rounds too: a round slowed by a hub that
     // answers late must not let a cluster act past it.
@@ -94,13 +92,11 @@ export class ClusterShards {
       for (const [id, renewed] of this.#held) this.#stopIfLate(id, renewed, false);
     }, leaseDurationMs / 12);
     deadlines.unref();
-    let reported = false;
+    let first = true;
     while (!signal.aborted) {
       await this.#round();
-      if (!reported && this.#settling?.phase === "settled") {
-        reported = true;
-        onSettled();
-      }
+      if (first) onFirstRound();
+      first = false;
       await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
     }
     clearInterval(deadlines);
@@ -121,14 +117,15 @@ export class ClusterShards {
     });
     if (replicas !== undefined && this.#settling?.phase !== "settled") {
       this.#settling = settleReplicas(this.#settling, replicas, at.getTime(), leaseDurationMs);
-      if (this.#settling.phase === "settling") return;
-      logger.info(
-        { identity, replicas, waitedMs: this.#settling.waitedMs },
-        "sharding: seen the replicas starting with this one; taking its clusters",
-      );
+      if (this.#settling.phase === "settled")
+        logger.info(
+          { identity, replicas, waitedMs: this.#settling.waitedMs },
+          "sharding: seen the replicas starting with this one; taking its clusters",
+        );
     }
-    // Nothing held yet: a replica that could not list the others yet keeps waiting.
-    if (this.#settling?.phase !== "settled") return;
+    // Until settled, only the Leases assigned to it that still name it (it restarted under the
+    // same identity: nobody else may take them meanwhile) are renewed; no free one is taken.
+    const onlyRenew = this.#settling?.phase !== "settled";
     const owners = replicas === undefined ? undefined : assignClusters(registered(), replicas);
     const owns = (id: string) => (owners === undefined ? this.#held.has(id) : owners.get(id) === identity);
     const ids = new Set([...this.#held.keys(), ...(owners?.keys() ?? [])]);
@@ -148,6 +145,7 @@ export class ClusterShards {
             identity,
             leaseDurationMs,
             at,
+            { onlyRenew },
           );
         } catch (error) {
           logger.warn(
