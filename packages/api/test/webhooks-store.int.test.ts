@@ -1,8 +1,15 @@
 // The webhook outbox on SQLite and on PostgreSQL: an event is enqueued once however often it is
 // offered, two replicas never claim one row, a dead replica's rows come back after its lease,
-// and a late holder cannot overwrite the next one's outcome.
+// and a late holder cannot overwrite the next one's outcome; a paused webhook gets no rows and
+// its pending ones wait until it is resumed; a database from before pausing existed upgrades
+// with its webhooks active.
+import Database from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Migrator } from "kysely/migration";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../src/store/db.ts";
+import { migrationsFor } from "../src/store/migrations.ts";
 import type { WebhookEvent } from "../src/webhooks/events.ts";
 import { WebhooksRepo } from "../src/webhooks/store.ts";
 import { BACKENDS } from "./support/harness.ts";
@@ -33,6 +40,7 @@ const fields = {
   events: ["flag.changed" as const],
   clusters: [],
   format: "json" as const,
+  enabled: true,
 };
 
 describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
@@ -137,5 +145,86 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     // Finished rows go with the audit's retention; pending ones stay.
     expect(await a.deleteFinishedBefore(at(1000))).toBe(1);
     expect((await a.deliveries("w-claim", 100)).length).toBe(59);
+  });
+
+  it("enqueues nothing for a paused webhook, holds its pending rows, and sends them once resumed", async () => {
+    const [a, b] = replicas;
+    const hook = await a.create(
+      "w-pause",
+      { ...fields, events: ["flag.deleted" as const], namespaces: [] },
+      "secret-secret-secret",
+      T0,
+    );
+    expect(hook.enabled).toBe(true);
+    const mine = (claimed: { event: { id: string } }[]) =>
+      claimed.map((d) => d.event.id).filter((id) => id.startsWith("p-"));
+    // Of a type no other test's webhook subscribes to.
+    const deleted = (id: string): WebhookEvent => ({ ...event(id), type: "flag.deleted" });
+    expect(await a.enqueue(deleted("p-before"), T0)).toBe(1);
+    const paused = await a.update(
+      hook.id,
+      { ...fields, events: ["flag.deleted" as const], namespaces: [], enabled: false },
+      undefined,
+      at(2),
+    );
+    expect(paused?.enabled).toBe(false);
+    expect((await b.get(hook.id))?.enabled).toBe(false);
+    expect(await b.enqueue(deleted("p-during"), at(3))).toBe(0);
+    // Held: due, unleased, yet neither replica takes it while the webhook is paused.
+    expect(mine(await a.claim("owner-p", at(10), at(20), 100))).toEqual([]);
+    expect(mine(await b.claim("owner-q", at(10), at(20), 100))).toEqual([]);
+    await a.update(
+      hook.id,
+      { ...fields, events: ["flag.deleted" as const], namespaces: [], enabled: true },
+      undefined,
+      at(11),
+    );
+    expect((await a.get(hook.id))?.resumedAt).toBe(at(11));
+    expect(mine(await b.claim("owner-q", at(12), at(22), 100))).toEqual(["p-before"]);
+    // A change that happened while paused (a cache's sighting, enqueued after its grace period) is not sent.
+    expect(await b.enqueue(deleted("p-seen-while-paused"), at(12))).toBe(0);
+    expect(await b.enqueue({ ...deleted("p-after"), occurredAt: at(12) }, at(12))).toBe(1);
+    expect((await a.deliveries(hook.id, 10)).map((d) => d.eventId)).toEqual(["p-after", "p-before"]);
+    expect(await a.delete(hook.id)).toBe(true);
+  });
+
+  it("upgrades a database of migration 0005 with its webhooks active", async () => {
+    const db = await backend.open();
+    const old = new Kysely<{ webhooks: Record<string, string> }>({
+      dialect:
+        db.database.kind === "sqlite"
+          ? new SqliteDialect({ database: new Database(db.database.path) })
+          : new PostgresDialect({ pool: new pg.Pool({ connectionString: db.database.url, max: 1 }) }),
+    });
+    const migrator = new Migrator({
+      db: old,
+      provider: { getMigrations: () => Promise.resolve(migrationsFor(db.database.kind)) },
+    });
+    expect((await migrator.migrateTo("0005_webhooks")).error).toBeUndefined();
+    await old
+      .insertInto("webhooks")
+      .values({
+        id: "w-old",
+        name: "from before",
+        url: fields.url,
+        secret: "secret-secret-secret",
+        events: JSON.stringify(fields.events),
+        clusters: "[]",
+        namespaces: "[]",
+        format: "json",
+        created_at: T0,
+        updated_at: T0,
+      })
+      .execute();
+    await old.destroy();
+    const store = await openStore(db.database);
+    try {
+      const repo = new WebhooksRepo(store);
+      expect(await repo.get("w-old")).toMatchObject({ id: "w-old", enabled: true, resumedAt: null });
+      expect(await repo.enqueue(event("u-1"), at(1))).toBe(1);
+    } finally {
+      await store.close();
+      await db.remove();
+    }
   });
 });

@@ -102,6 +102,7 @@ describe("events", () => {
 
   const event: WebhookEvent = { ...defined(eventOfAudit(change)) };
   const subscription = {
+    enabled: true,
     events: ["flag.changed" as const],
     clusters: [],
     namespaces: [],
@@ -119,6 +120,21 @@ describe("events", () => {
       matches({ ...subscription, events: ["cluster.disconnected"], namespaces: ["other"] }, clusterEvent),
     ).toBe(true);
     expect(matches({ ...subscription, createdAt: "2026-01-01T11:00:00.000Z" }, event)).toBe(false);
+  });
+
+  it("match no event made while the webhook was paused, even when seen once it is resumed", () => {
+    // event.occurredAt is 10:00 (when a cache saw it, for a change made elsewhere).
+    expect(matches({ ...subscription, resumedAt: "2026-01-01T10:30:00.000Z" }, event)).toBe(false);
+    expect(matches({ ...subscription, resumedAt: "2026-01-01T09:30:00.000Z" }, event)).toBe(true);
+    expect(matches({ ...subscription, resumedAt: null }, event)).toBe(true);
+  });
+
+  it("match no event while the webhook is paused, whatever it subscribes to", () => {
+    expect(matches({ ...subscription, enabled: false }, event)).toBe(false);
+    const clusterEvent = { ...event, type: "cluster.disconnected" as const, namespace: "" };
+    expect(matches({ ...subscription, enabled: false, events: ["cluster.disconnected"] }, clusterEvent)).toBe(
+      false,
+    );
   });
 });
 

@@ -1,7 +1,9 @@
 // The webhooks page in a real Chromium against the real API server: an admin creates a webhook
 // to a real receiver on 127.0.0.1 (let through by the SSRF guard's allowed networks), sees its
 // secret once, sends a test and reads the receiver's answer, and sees a flag change delivered in
-// the delivery log; an editor neither sees the page in the navigation nor gets it by its URL.
+// the delivery log; pauses a webhook from the list (nothing is sent for a flag change meanwhile)
+// and resumes it from its Edit dialog; an editor neither sees the page in the navigation nor gets
+// it by its URL.
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardHarness, type DashboardHarness } from "./support/harness.ts";
 
 interface Received {
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -23,7 +26,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({
+        path: request.url ?? "",
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       response.writeHead(202, { "content-type": "text/plain" }).end("accepted");
     });
   });
@@ -125,6 +132,83 @@ describe("webhooks page", () => {
     await page.goto(`${h.url}/webhooks`);
     await page.getByRole("row").filter({ hasText: "ops" }).getByText("delivered (202)").waitFor();
     expect(await page.content()).not.toContain(secret);
+    await page.close();
+  });
+
+  it("an admin pauses a webhook from the list, and resumes it in its Edit dialog", async () => {
+    const admin = h.api("admin");
+    const hookUrl = receiverUrl.replace("/hooks/svc", "/hooks/pausable");
+    const made = await admin.fetch("/api/v1/webhooks", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "pausable",
+        url: hookUrl,
+        events: ["flag.changed"],
+        namespaces: [h.namespace],
+      }),
+    });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const mine = () => received.filter((r) => r.path === "/hooks/pausable");
+    const flag = await h.api("editor").fetch("/api/v1/flags", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "pausable-flag",
+        namespace: h.namespace,
+        clusterId: h.clusterId,
+        type: "boolean",
+        defaultValue: "true",
+        enabled: false,
+        delivery: { sidecar: { selector: { matchLabels: { app: "web" } } } },
+      }),
+    });
+    expect(flag.status).toBe(201);
+    const toggle = async (enabled: boolean) => {
+      const reply = await h
+        .api("editor")
+        .fetch(`/api/v1/flags/${h.namespace}/pausable-flag/toggle?clusterId=${h.clusterId}`, {
+          method: "POST",
+          body: JSON.stringify({ enabled }),
+        });
+      expect(reply.status).toBe(200);
+    };
+
+    const page = await h.newPage();
+    await h.login(page, "admin");
+    await page.goto(`${h.url}/webhooks`);
+    const row = page.getByRole("row").filter({ hasText: "pausable" });
+    const active = row.getByRole("switch", { name: "Active pausable" });
+    expect(await active.isChecked()).toBe(true);
+    await active.click();
+    await page.getByRole("status").getByText("Webhook pausable paused.").waitFor();
+    await row.getByText("paused", { exact: true }).waitFor();
+    expect(await active.isChecked()).toBe(false);
+    expect(
+      ((await (await admin.fetch(`/api/v1/webhooks/${id}`)).json()) as { enabled: boolean }).enabled,
+    ).toBe(false);
+
+    await toggle(true);
+    // Several polls (200 ms): nothing is enqueued for it, nothing arrives.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(mine()).toEqual([]);
+
+    await row.getByRole("button", { name: "Edit pausable" }).click();
+    const dialog = page.getByRole("dialog", { name: "Edit webhook pausable" });
+    const checkbox = dialog.getByRole("checkbox", { name: /^Active/ });
+    expect(await checkbox.isChecked()).toBe(false);
+    await checkbox.check();
+    await dialog.getByRole("button", { name: "Save webhook" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await row.getByText("active", { exact: true }).waitFor();
+
+    await toggle(false);
+    await expect
+      .poll(() => mine().map((r) => r.headers["svc-event-type"]), { timeout: 15_000 })
+      .toEqual(["flag.changed"]);
+    expect(JSON.parse(mine()[0]?.body ?? "{}")).toMatchObject({
+      name: "pausable-flag",
+      details: { before: { enabled: true }, after: { enabled: false } },
+    });
     await page.close();
   });
 

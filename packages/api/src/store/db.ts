@@ -55,6 +55,10 @@ export interface WebhooksTable {
   clusters: string;
   namespaces: string;
   format: string;
+  /** 1: deliveries are enqueued and sent; 0: paused (nothing enqueued, pending rows held). */
+  enabled: number;
+  /** When it was last resumed; null when never paused. */
+  resumed_at: string | null;
   created_at: string;
   updated_at: string;
 }

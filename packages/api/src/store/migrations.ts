@@ -110,5 +110,17 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
         await db.schema.alterTable("users").addColumn("sso_identity", "text").execute();
       },
     },
+    // A webhook can be paused (docs/webhooks.md "Pausing"): 1 active, 0 paused. An integer on
+    // both engines (SQLite has no boolean); the webhooks there before stay active. resumed_at:
+    // when it was last resumed (null: never paused), so that what happened meanwhile stays unsent.
+    "0006_webhooks_enabled": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable("webhooks")
+          .addColumn("enabled", "integer", (c) => c.notNull().defaultTo(1))
+          .execute();
+        await db.schema.alterTable("webhooks").addColumn("resumed_at", "text").execute();
+      },
+    },
   };
 }

@@ -247,6 +247,8 @@ export function statusEvents(clusters: readonly ClusterSnapshot[]): WebhookEvent
 
 /** A webhook's subscription: which events, and optionally only some clusters and namespaces. */
 export interface Subscription {
+  /** false: paused, no event is enqueued for it (docs/webhooks.md "Pausing"). */
+  enabled: boolean;
   events: readonly WebhookEventType[];
   /** Empty: every cluster. */
   clusters: readonly string[];
@@ -254,14 +256,22 @@ export interface Subscription {
   namespaces: readonly string[];
   /** ISO 8601: events from before the webhook existed are not sent (no flood of old failures). */
   createdAt: string;
+  /** ISO 8601: when it was last resumed; events from before, made while paused, are not sent. */
+  resumedAt?: string | null | undefined;
 }
 
+/** Whether `event` is enqueued for the webhook: a paused one gets nothing, not even later. */
 export function matches(subscription: Subscription, event: WebhookEvent): boolean {
+  if (!subscription.enabled) return false;
   if (event.type === TEST_EVENT || !subscription.events.includes(event.type)) return false;
   if (subscription.clusters.length > 0 && !subscription.clusters.includes(event.cluster)) return false;
   if (event.namespace !== "" && subscription.namespaces.length > 0) {
     if (!subscription.namespaces.includes(event.namespace)) return false;
   }
-  // Times compare as instants: the operator writes whole seconds, the API milliseconds.
-  return Date.parse(event.occurredAt) >= Date.parse(subscription.createdAt) - 999;
+  // Times compare as instants: the operator writes whole seconds, the API milliseconds. A change
+  // seen in a cache while paused is enqueued after its grace period, maybe once resumed: its
+  // occurredAt (when it was seen) still tells it apart.
+  const { createdAt, resumedAt } = subscription;
+  const since = Math.max(Date.parse(createdAt), resumedAt ? Date.parse(resumedAt) : -Infinity);
+  return Date.parse(event.occurredAt) >= since - 999;
 }

@@ -41,7 +41,8 @@ async function urlProblem(ctx: ApiContext, url: string): Promise<string | undefi
   return resolved.ok ? undefined : `url: ${resolved.error}`;
 }
 
-async function checkedFields(ctx: ApiContext, body: WebhookBody): Promise<WebhookFields> {
+/** The fields a body asks for; `enabled` absent keeps `current` (true for a new webhook). */
+async function checkedFields(ctx: ApiContext, body: WebhookBody, current = true): Promise<WebhookFields> {
   const problem = await urlProblem(ctx, body.url);
   if (problem !== undefined) throw new HttpError(400, problem);
   return {
@@ -51,13 +52,14 @@ async function checkedFields(ctx: ApiContext, body: WebhookBody): Promise<Webhoo
     clusters: body.clusters ?? [],
     namespaces: body.namespaces ?? [],
     format: body.format ?? "json",
+    enabled: body.enabled ?? current,
   };
 }
 
 /** What the audit log shows of a webhook: never its secret, and of its URL only the origin (a Slack URL's path is a secret). */
 function auditFields(webhook: WebhookFields): Record<string, unknown> {
-  const { name, events, clusters, namespaces, format } = webhook;
-  return { name, url: new URL(webhook.url).origin, events, clusters, namespaces, format };
+  const { name, events, clusters, namespaces, format, enabled } = webhook;
+  return { name, url: new URL(webhook.url).origin, events, clusters, namespaces, format, enabled };
 }
 
 async function existing(ctx: ApiContext, id: string): Promise<Webhook> {
@@ -124,7 +126,7 @@ export function webhookRoutes(ctx: ApiContext) {
       "/api/v1/webhooks/:id",
       {
         schema: {
-          summary: "Replace a webhook (admin); its secret is kept unless one is given",
+          summary: "Replace a webhook (admin); its secret, and its enabled state, are kept unless given",
           params: WebhookParams,
           body: WebhookUpdateBody,
           response: { 200: WebhookView },
@@ -132,7 +134,7 @@ export function webhookRoutes(ctx: ApiContext) {
       },
       async (request) => {
         const before = await existing(ctx, request.params.id);
-        const fields = await checkedFields(ctx, request.body);
+        const fields = await checkedFields(ctx, request.body, before.enabled);
         const { secret } = request.body;
         const after = await ctx.webhooks.update(before.id, fields, secret, isoTime(ctx.now()));
         if (after === undefined) throw new HttpError(404, `webhook ${before.id} not found`);

@@ -27,6 +27,12 @@ const fields = {
   format: Type.Optional(
     Type.Enum([...WEBHOOK_FORMATS], { description: 'json (default): the event; slack: {"text"}.' }),
   ),
+  enabled: Type.Optional(
+    Type.Boolean({
+      description:
+        "false: paused, no event is enqueued for it and its pending deliveries wait until it is resumed. Absent: true on creation, unchanged on update.",
+    }),
+  ),
   secret: Type.Optional(
     Type.String({
       minLength: WEBHOOK_SECRET_MIN,
@@ -59,6 +65,7 @@ export const WebhookView = Type.Object({
   clusters: Type.Array(Type.String()),
   namespaces: Type.Array(Type.String()),
   format: Type.Enum([...WEBHOOK_FORMATS]),
+  enabled: Type.Boolean({ description: "false: paused (docs/webhooks.md)." }),
   createdAt: Type.String({ format: "date-time" }),
   updatedAt: Type.String({ format: "date-time" }),
 });

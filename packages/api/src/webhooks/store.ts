@@ -12,7 +12,7 @@ export interface Webhook extends Subscription {
   updatedAt: string;
 }
 
-export type WebhookFields = Omit<Webhook, "id" | "createdAt" | "updatedAt">;
+export type WebhookFields = Omit<Webhook, "id" | "createdAt" | "updatedAt" | "resumedAt">;
 
 export const DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -48,11 +48,13 @@ function toWebhook(row: WebhooksTable): Webhook {
     name: row.name,
     url: row.url,
     format: row.format as WebhookFormat,
+    enabled: row.enabled !== 0,
     events: JSON.parse(row.events) as WebhookEventType[],
     clusters: JSON.parse(row.clusters) as string[],
     namespaces: JSON.parse(row.namespaces) as string[],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    resumedAt: row.resumed_at,
   };
 }
 
@@ -75,6 +77,7 @@ const columnsOf = (fields: WebhookFields) => ({
   name: fields.name,
   url: fields.url,
   format: fields.format,
+  enabled: fields.enabled ? 1 : 0,
   events: JSON.stringify(fields.events),
   clusters: JSON.stringify(fields.clusters),
   namespaces: JSON.stringify(fields.namespaces),
@@ -108,16 +111,27 @@ export class WebhooksRepo {
   }
 
   async create(id: string, fields: WebhookFields, secret: string, now: string): Promise<Webhook> {
-    const row = { id, ...columnsOf(fields), secret, created_at: now, updated_at: now };
+    const row = { id, ...columnsOf(fields), secret, created_at: now, updated_at: now, resumed_at: null };
     await this.#store.db.insertInto("webhooks").values(row).execute();
     return toWebhook(row);
   }
 
-  /** Replaces the fields (and the secret when given); undefined when there is no such webhook. */
+  /**
+   * Replaces the fields (and the secret when given); undefined when there is no such webhook. A
+   * paused webhook made active is resumed now (SET reads the row as it was, on both engines).
+   */
   async update(id: string, fields: WebhookFields, secret: string | undefined, now: string) {
+    const resumedAt = fields.enabled
+      ? sql<string | null>`case when enabled = 0 then ${now} else resumed_at end`
+      : sql<string | null>`resumed_at`;
     const result = await this.#store.db
       .updateTable("webhooks")
-      .set({ ...columnsOf(fields), ...(secret === undefined ? {} : { secret }), updated_at: now })
+      .set({
+        ...columnsOf(fields),
+        ...(secret === undefined ? {} : { secret }),
+        updated_at: now,
+        resumed_at: resumedAt,
+      })
       .where("id", "=", id)
       .executeTakeFirst();
     return result.numUpdatedRows > 0n ? this.get(id) : undefined;
@@ -173,6 +187,7 @@ export class WebhooksRepo {
    * Takes up to `limit` due rows for `owner` until `leaseUntil`. One statement, so two replicas
    * never take one row: PostgreSQL skips rows another transaction is taking (FOR UPDATE SKIP
    * LOCKED), SQLite has one writer. A row whose holder died is taken again once its lease ends.
+   * A paused webhook's rows are held (not taken) until it is resumed.
    */
   async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
     const db = this.#store.db;
@@ -182,6 +197,7 @@ export class WebhooksRepo {
       .where("state", "=", "pending")
       .where("next_attempt_at", "<=", now)
       .where("lease_until", "<=", now)
+      .where("webhook_id", "in", db.selectFrom("webhooks").select("id").where("enabled", "=", 1))
       .orderBy("next_attempt_at")
       .limit(limit)
       .$if(this.#store.kind === "postgres", (q) => q.forUpdate().skipLocked());

@@ -21,7 +21,7 @@ import {
   type WebhookForm,
 } from "./webhook-form.ts";
 
-const FIELDS = ["name", "url", "events", "clusters", "namespaces", "format"] as const;
+const FIELDS = ["name", "url", "events", "clusters", "namespaces", "format", "enabled"] as const;
 
 /**
  * "New webhook" (without `webhook`) or "Edit" of one: name, URL, events, filters and format.
@@ -199,6 +199,16 @@ export function WebhookDialog({
           </select>
         )}
       </Field>
+      <label className="radio">
+        <input
+          type="checkbox"
+          checked={form.enabled}
+          onChange={(e) => {
+            set({ enabled: e.target.checked });
+          }}
+        />
+        Active: unchecked, the webhook is paused (nothing is sent; what was pending waits)
+      </label>
       {!shownByField && <ErrorMessage error={mutation.error} />}
     </FormDialog>
   );

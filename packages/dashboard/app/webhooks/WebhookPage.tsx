@@ -55,6 +55,8 @@ function Facts({ webhook }: { webhook: WebhookView }) {
       <dd>{all(webhook.namespaces, "namespaces")}</dd>
       <dt>Format</dt>
       <dd>{webhook.format}</dd>
+      <dt>Deliveries</dt>
+      <dd>{webhook.enabled ? "active" : "paused: nothing is sent; pending deliveries wait until resumed"}</dd>
       <dt>Secret</dt>
       <dd className="hint">shown once, at creation; never again</dd>
       <dt>Updated</dt>

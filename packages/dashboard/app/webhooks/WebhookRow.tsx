@@ -1,10 +1,11 @@
 import { Link } from "react-router";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
+import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { DeliveryState } from "./DeliveryState.tsx";
-import { useDeleteWebhook, useLastDelivery, type WebhookView } from "./queries.ts";
+import { useDeleteWebhook, useLastDelivery, useUpdateWebhook, type WebhookView } from "./queries.ts";
 import { WebhookDialog } from "./WebhookDialog.tsx";
-import { originOf } from "./webhook-form.ts";
+import { bodyOf, formOf, originOf } from "./webhook-form.ts";
 
 export const webhookHref = (id: string) => `/webhooks/${encodeURIComponent(id)}`;
 
@@ -28,6 +29,37 @@ function LastDelivery({ id }: { id: string }) {
   );
 }
 
+/** Pauses or resumes deliveries to the webhook (its secret and log stay). */
+function PauseToggle({ webhook, onDone }: { webhook: WebhookView; onDone: (message: string) => void }) {
+  const update = useUpdateWebhook();
+  const next = !webhook.enabled;
+  return (
+    <>
+      <label className="radio">
+        <input
+          type="checkbox"
+          role="switch"
+          aria-label={`Active ${webhook.name}`}
+          checked={webhook.enabled}
+          disabled={update.isPending}
+          onChange={() => {
+            update.mutate(
+              { id: webhook.id, body: { ...bodyOf(formOf(webhook)), enabled: next } },
+              {
+                onSuccess: (saved) => {
+                  onDone(`Webhook ${saved.name} ${saved.enabled ? "resumed" : "paused"}.`);
+                },
+              },
+            );
+          }}
+        />
+        {webhook.enabled ? "active" : "paused"}
+      </label>
+      <ErrorMessage error={update.error} />
+    </>
+  );
+}
+
 export function WebhookRow({ webhook, onDone }: { webhook: WebhookView; onDone: (message: string) => void }) {
   const remove = useDeleteWebhook();
   return (
@@ -37,6 +69,9 @@ export function WebhookRow({ webhook, onDone }: { webhook: WebhookView; onDone: 
           {webhook.name}
         </Link>
       </th>
+      <td>
+        <PauseToggle webhook={webhook} onDone={onDone} />
+      </td>
       <td className="mono">{originOf(webhook.url)}</td>
       <td>
         {webhook.events.map((event) => (

@@ -63,6 +63,7 @@ function WebhookList() {
                 <thead>
                   <tr>
                     <th scope="col">Webhook</th>
+                    <th scope="col">Deliveries</th>
                     <th scope="col">URL</th>
                     <th scope="col">Events</th>
                     <th scope="col">Filters</th>

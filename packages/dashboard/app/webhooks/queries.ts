@@ -19,6 +19,8 @@ export interface WebhookView {
   clusters: string[];
   namespaces: string[];
   format: WebhookFormat;
+  /** false: paused, nothing is enqueued for it and its pending deliveries wait. */
+  enabled: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -31,6 +33,7 @@ export interface WebhookBody {
   clusters: string[];
   namespaces: string[];
   format: WebhookFormat;
+  enabled: boolean;
 }
 
 /** The creation's answer: the only one that carries the secret. */

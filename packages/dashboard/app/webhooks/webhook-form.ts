@@ -10,6 +10,8 @@ export interface WebhookForm {
   /** Comma-separated, as typed; empty: every namespace. */
   namespaces: string;
   format: WebhookFormat;
+  /** Unchecked: paused (receiver maintenance); nothing is sent until checked again. */
+  enabled: boolean;
 }
 
 export const EMPTY_WEBHOOK_FORM: WebhookForm = {
@@ -19,6 +21,7 @@ export const EMPTY_WEBHOOK_FORM: WebhookForm = {
   clusters: "",
   namespaces: "",
   format: "json",
+  enabled: true,
 };
 
 export function formOf(webhook: WebhookView): WebhookForm {
@@ -29,6 +32,7 @@ export function formOf(webhook: WebhookView): WebhookForm {
     clusters: webhook.clusters.join(", "),
     namespaces: webhook.namespaces.join(", "),
     format: webhook.format,
+    enabled: webhook.enabled,
   };
 }
 
@@ -52,6 +56,7 @@ export function bodyOf(form: WebhookForm): WebhookBody {
     clusters: listOf(form.clusters),
     namespaces: listOf(form.namespaces),
     format: form.format,
+    enabled: form.enabled,
   };
 }
 
