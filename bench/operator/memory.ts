@@ -4,23 +4,36 @@
 //
 //   node bench/operator/memory.ts [--workloads 5000] [--flags 1000] [--snapshot DIR]
 //                                 [--node-options "--max-old-space-size=256"] [--untrimmed]
+//                                 [--variant "NAME [untrimmed] [VAR=VALUE…] [--node-flag…]"]…
+//                                 [--smaps] [--malloc-trim] [--max-rss-mb 4096]
 //
 // --snapshot writes V8 heap snapshots into DIR (for Chrome DevTools' Memory tab or
 // bench/operator/heap-summary.ts): of the empty operator, with the workloads cached, and full.
+//
+// --variant (repeatable) runs one operator per variant, started together against the same
+// control plane, so that variants are compared under the same load: e.g.
+// `--variant baseline untrimmed --variant default --variant "arena2 MALLOC_ARENA_MAX=2"
+// --variant "semi4 --max-semi-space-size=4"`. Without it, one operator runs (untrimmed with
+// --untrimmed). --smaps reports, at the full point, where each operator's RSS is
+// (/proc/<pid>/smaps, bench/operator/smaps.ts) and what the process says of its memory
+// (process.memoryUsage(), via bench/operator/memory-probe.ts); --malloc-trim then has gdb print
+// glibc's malloc_stats() and call malloc_trim(0), and reads the RSS again. An operator whose RSS
+// passes --max-rss-mb is killed and reported as a runaway.
 //
 // The real `svc operator` command runs as its own process; its RSS is read from its /metrics
 // (process_resident_memory_bytes) after a forced-free settle: once empty, once with every
 // object cached and every flag's status written. The flags match no workload, so no
 // Deployment rolls and the controller manager stays idle: this measures the caches and the
 // per-flag state, not a rollout.
-import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
-import { freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
+import { installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { pool } from "../support/pool.ts";
+import { type OperatorRun, startOperator, whereTheMemoryIs } from "./memory-operator.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const { values: args } = parseArgs({
@@ -31,11 +44,16 @@ const { values: args } = parseArgs({
     "node-options": { type: "string" },
     // The caches as before trimming (bench/operator/untrimmed-operator.ts): the baseline.
     untrimmed: { type: "boolean", default: false },
+    variant: { type: "string", multiple: true },
+    smaps: { type: "boolean", default: false },
+    "malloc-trim": { type: "boolean", default: false },
+    "max-rss-mb": { type: "string", default: "4096" },
   },
 });
 const workloadCount = Number(args.workloads);
 const flagCount = Number(args.flags);
 const NAMESPACES = 10;
+const variants = args.variant ?? [args.untrimmed ? "untrimmed untrimmed" : "default"];
 
 /**
  * A fleet's mix: every namespace has Deployments; the first three also StatefulSets and
@@ -47,8 +65,26 @@ function workloadKind(i: number): "Deployment" | "StatefulSet" | "DaemonSet" {
   return slot === 1 ? "StatefulSet" : slot === 2 ? "DaemonSet" : "Deployment";
 }
 
+/**
+ * Creates an object, again after a transport failure (the loaded kube-apiserver sometimes ends
+ * the connection): a create that went through before the failure answers 409, done too.
+ */
+async function create(send: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await send();
+      return;
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      if (code === 409 && attempt > 1) return;
+      if (code !== undefined || attempt >= 5) throw error;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+}
+
 const controlPlane = await startLocalControlPlane();
-let operator: ReturnType<typeof spawn> | undefined;
+let operators: OperatorRun[] = [];
 try {
   const kc = controlPlane.kubeConfig();
   await installCrds(kc);
@@ -59,80 +95,35 @@ try {
   const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `mem-${i}`);
   for (const name of namespaces) await core.createNamespace({ body: { metadata: { name } } });
 
-  const port = await freeLoopbackPort();
-  const command = args.untrimmed ? "bench/operator/untrimmed-operator.ts" : "packages/cli/src/main.ts";
-  operator = spawn(process.execPath, [join(ROOT, command), "operator"], {
-    env: {
-      ...process.env,
-      KUBECONFIG: controlPlane.kubeconfigPath,
-      SVC_OPERATOR_METRICS_PORT: String(port),
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_OPERATOR_LEADER_ELECTION: "false",
-      SVC_LOG_LEVEL: "warn",
-      NODE_OPTIONS: [
-        args["node-options"] ?? "",
-        args.snapshot === undefined ? "" : "--heapsnapshot-signal=SIGUSR2",
-      ]
-        .join(" ")
-        .trim(),
-    },
-    cwd: args.snapshot ?? ROOT,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  /** The sum of a metric's series; NaN while the operator does not answer (starting, busy). */
-  const metric = async (name: string): Promise<number> => {
-    const response = await fetch(`http://127.0.0.1:${port}/metrics`, {
-      signal: AbortSignal.timeout(10_000),
-    }).catch(() => undefined);
-    if (response === undefined) return NaN;
-    const text = await response.text();
-    const total = text
-      .split("\n")
-      .filter((line) => line.startsWith(name))
-      .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
-    return total;
-  };
-  const settledRss = async (what: string, cached: number) => {
-    await waitFor(
-      () => metric("svc_operator_cached_objects").catch(() => -1),
-      (n) => n >= cached,
-      {
-        what,
-        timeoutMs: 600_000,
-        intervalMs: 500,
-      },
+  operators = await Promise.all(
+    variants.map((spec) =>
+      startOperator(spec, {
+        root: ROOT,
+        kubeconfigPath: controlPlane.kubeconfigPath,
+        nodeOptions: args["node-options"] ?? "",
+        snapshotDir: args.snapshot,
+        probe: args.smaps,
+        maxRssMb: Number(args["max-rss-mb"]),
+      }),
+    ),
+  );
+  // A runaway operator (killed by the bound) drops out of the run; the others go on.
+  const each = <T>(f: (o: OperatorRun) => Promise<T>) =>
+    Promise.all(
+      operators
+        .filter((o) => o.runaway === undefined)
+        .map((o) =>
+          f(o).catch((error: unknown) => {
+            if (o.runaway === undefined) throw error;
+          }),
+        ),
     );
-    await waitFor(
-      () => metric("svc_operator_queue_depth"),
-      (n) => n === 0,
-      { what, timeoutMs: 600_000 },
-    );
-    // Let the collector settle: three readings a second apart, the lowest counts; a reading the
-    // busy operator did not answer in time is taken again (at most 60 tries).
-    const readings: number[] = [];
-    for (let tries = 0; readings.length < 3 && tries < 60; tries++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      const rss = await metric("svc_operator_process_resident_memory_bytes");
-      if (Number.isFinite(rss) && rss > 0) readings.push(rss);
-    }
-    return Math.min(...readings);
-  };
-  /** Writes a heap snapshot (after the collection a snapshot forces) into --snapshot's DIR. */
-  const snapshot = async (what: string) => {
-    if (args.snapshot === undefined || operator === undefined) return;
-    operator.kill("SIGUSR2");
-    // Writing the snapshot stops the process for a while; it is done when /metrics answers again.
-    await new Promise((r) => setTimeout(r, 2000));
-    await waitFor(() => metric("svc_operator_leader"), Number.isFinite, {
-      what: "the snapshot",
-      timeoutMs: 300_000,
-    });
-    console.log(`heap snapshot of ${what} written to ${args.snapshot}`);
-  };
   const baseNamespaces = NAMESPACES + 5; // ours, svc-system and the cluster's own
-  const emptyRss = await settledRss("the empty cluster cached", baseNamespaces);
+  await each(async (o) => {
+    o.emptyRss = await o.settledRss("the empty cluster cached", baseNamespaces);
+  });
   // The empty operator's live heap, the baseline of the live heap per cached object.
-  await snapshot("the empty operator");
+  await each((o) => o.snapshot("the empty operator"));
 
   await pool(
     Array.from({ length: workloadCount }, (_, i) => i),
@@ -149,69 +140,93 @@ try {
       const metadata = { name, labels: { app: name, team: `t${i % 50}` } };
       const selector = { matchLabels: { app: name } };
       const kind = workloadKind(i);
-      if (kind === "StatefulSet")
-        await apps.createNamespacedStatefulSet({
-          namespace,
-          body: { metadata, spec: { replicas: 0, serviceName: name, selector, template } },
-        });
-      else if (kind === "DaemonSet")
-        await apps.createNamespacedDaemonSet({ namespace, body: { metadata, spec: { selector, template } } });
-      else
-        await apps.createNamespacedDeployment({
-          namespace,
-          body: { metadata, spec: { replicas: 0, selector, template } },
-        });
+      await create(() =>
+        kind === "StatefulSet"
+          ? apps.createNamespacedStatefulSet({
+              namespace,
+              body: { metadata, spec: { replicas: 0, serviceName: name, selector, template } },
+            })
+          : kind === "DaemonSet"
+            ? apps.createNamespacedDaemonSet({ namespace, body: { metadata, spec: { selector, template } } })
+            : apps.createNamespacedDeployment({
+                namespace,
+                body: { metadata, spec: { replicas: 0, selector, template } },
+              }),
+      );
     },
   );
   // The live heap with the workloads cached and no flag yet: the heap per cached workload.
   if (args.snapshot !== undefined) {
-    await settledRss("the workloads cached", baseNamespaces + workloadCount);
-    await snapshot("the operator with the workloads cached");
+    await each((o) => o.settledRss("the workloads cached", baseNamespaces + workloadCount));
+    await each((o) => o.snapshot("the operator with the workloads cached"));
   }
+  const flagsFrom = Date.now();
   await pool(
     Array.from({ length: flagCount }, (_, i) => i),
     16,
     (i) =>
-      objects.createNamespacedCustomObject({
-        group: API_GROUP,
-        version: "v1alpha1",
-        namespace: namespaces[i % NAMESPACES] ?? "",
-        plural: FEATURE_FLAG.plural,
-        body: {
-          apiVersion: API_GROUP_VERSION,
-          kind: FEATURE_FLAG.kind,
-          metadata: { name: `flag-${String(i).padStart(4, "0")}` },
-          spec: {
-            type: "string",
-            defaultValue: `value-${i}`,
-            description: "memory benchmark flag",
-            delivery: { envVar: { selector: { matchLabels: { team: "nobody" } } } },
+      create(() =>
+        objects.createNamespacedCustomObject({
+          group: API_GROUP,
+          version: "v1alpha1",
+          namespace: namespaces[i % NAMESPACES] ?? "",
+          plural: FEATURE_FLAG.plural,
+          body: {
+            apiVersion: API_GROUP_VERSION,
+            kind: FEATURE_FLAG.kind,
+            metadata: { name: `flag-${String(i).padStart(4, "0")}` },
+            spec: {
+              type: "string",
+              defaultValue: `value-${i}`,
+              description: "memory benchmark flag",
+              delivery: { envVar: { selector: { matchLabels: { team: "nobody" } } } },
+            },
           },
-        },
-      }),
+        }),
+      ),
   );
   const cached = workloadCount + flagCount + baseNamespaces;
-  const fullRss = await settledRss("every object cached and reconciled", cached);
-  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
-  // Where the RSS is: V8's heap (committed and in use), and memory outside it.
-  const answered = (name: string) =>
-    waitFor(() => metric(name), Number.isFinite, { what: name, timeoutMs: 60_000, intervalMs: 1000 });
-  const heapTotal = await answered("svc_operator_nodejs_heap_size_total_bytes");
-  const heapUsed = await answered("svc_operator_nodejs_heap_size_used_bytes");
-  const external = await answered("svc_operator_nodejs_external_memory_bytes");
+  await each(async (o) => {
+    o.fullRss = await o.settledRss("every object cached and reconciled", cached, flagsFrom);
+  });
+  for (const o of operators) {
+    if (o.runaway !== undefined) continue;
+    await o.readHeap();
+    if (args.smaps) await whereTheMemoryIs(o, { mallocTrim: args["malloc-trim"] });
+    await o.snapshot("the full operator");
+  }
+  const mb = (bytes: number | undefined) => (bytes === undefined ? "–" : (bytes / 1024 / 1024).toFixed(0));
+  const perObject = (o: OperatorRun) =>
+    o.fullRss === undefined || o.emptyRss === undefined
+      ? "–"
+      : Math.round((o.fullRss - o.emptyRss) / (workloadCount + flagCount));
+  // The machine is shared: note its load beside the figures.
+  const load = loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
+  console.log(`${workloadCount} workloads, ${flagCount} flags; load average ${load}`);
   console.log(
-    `V8 heap ${mb(heapTotal)} MB committed, ${mb(heapUsed)} MB used; external ${mb(external)} MB (RSS ${mb(fullRss)} MB)`,
+    "| variant | RSS empty MB | RSS full MB | peak RSS MB | heap committed / used MB | external MB | bytes per cached object | flags settled s | CPU s | mean reconcile ms |",
   );
-  // How often a flag's status found its namespace's plans unchanged instead of planning again.
-  const planCache = async (result: string) => metric(`svc_operator_plan_cache_total{result="${result}"}`);
-  console.log(`namespace plans: ${await planCache("hit")} reused, ${await planCache("miss")} planned`);
-  await snapshot("the full operator");
-  console.log("| workloads | flags | RSS empty MB | RSS full MB | bytes per cached object |");
-  console.log("| --------- | ----- | ------------ | ----------- | ----------------------- |");
-  console.log(
-    `| ${workloadCount} | ${flagCount} | ${mb(emptyRss)} | ${mb(fullRss)} | ${Math.round((fullRss - emptyRss) / (workloadCount + flagCount))} |`,
-  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const o of operators)
+    console.log(
+      `| ${o.name}${o.runaway === undefined ? "" : ` (runaway: ${o.runaway})`} | ${mb(o.emptyRss)} | ${mb(o.fullRss)} | ${o.peakRssMb.toFixed(0)} | ${mb(o.heapTotal)} / ${mb(o.heapUsed)} | ${mb(o.external)} | ${perObject(o)} | ${o.settledSeconds?.toFixed(1) ?? "–"} | ${o.cpuSeconds?.toFixed(0) ?? "–"} | ${o.meanReconcileMs?.toFixed(1) ?? "–"} |`,
+    );
+  if (args.smaps) {
+    // RSS and V8's heap at the same instant (the metrics above are read seconds apart, and V8's
+    // memory reducer may shrink the heap in between): what is outside the heap.
+    console.log("| variant | RSS MB | heapTotal MB | heapUsed MB | external MB | RSS − heapTotal MB |");
+    console.log("| --- | --- | --- | --- | --- | --- |");
+    for (const o of operators) {
+      const u = o.usage;
+      if (u !== undefined)
+        console.log(
+          `| ${o.name} | ${mb(u.rss)} | ${mb(u.heapTotal)} | ${mb(u.heapUsed)} | ${mb(u.external)} | ${mb(u.rss - u.heapTotal)} |`,
+        );
+    }
+  }
 } finally {
-  operator?.kill("SIGTERM");
+  for (const o of operators) o.stop();
   await controlPlane.stop();
 }
