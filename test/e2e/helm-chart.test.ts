@@ -53,6 +53,26 @@ describe("the chart", () => {
       );
   });
 
+  it("runs the operator with Node's old space and young generation bounded, as values say", () => {
+    const nodeOptions = (...values: string[]) => {
+      const rendered = helm([
+        "template",
+        "x",
+        CHART,
+        "--show-only",
+        "templates/operator.yaml",
+        ...values.flatMap((v) => ["--set", v]),
+      ]);
+      return /name: NODE_OPTIONS, value: "([^"]*)"/.exec(rendered)?.[1];
+    };
+    // docs/operator.md "Sizing": without the semi-space bound V8 grows its young generation to
+    // 128 MB of RSS, mostly empty.
+    expect(nodeOptions()).toBe("--max-old-space-size=256 --max-semi-space-size=4");
+    expect(nodeOptions("operator.maxOldSpaceMb=4096", "operator.maxSemiSpaceMb=8")).toBe(
+      "--max-old-space-size=4096 --max-semi-space-size=8",
+    );
+  });
+
   it("ships the CRDs of deploy/crds unchanged", async () => {
     for (const file of ["featureflags.svc.io.yaml", "clusterconnections.svc.io.yaml"])
       expect(await readFile(join(CHART, "crds", file), "utf8")).toBe(
