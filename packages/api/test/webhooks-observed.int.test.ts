@@ -12,10 +12,9 @@ import { installCrds } from "@svc/kube";
 import { beforeAll, expect, inject, it, vi } from "vitest";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import { testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
-import { DEFAULT_WEBHOOK_CONFIG } from "../src/config.ts";
 import type { WebhookEvent } from "../src/webhooks/events.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
-import { WebhookReceiver } from "./support/webhook-receiver.ts";
+import { loopbackWebhookConfig, WebhookReceiver } from "./support/webhook-receiver.ts";
 
 const GRACE_MS = 1000;
 const flags = { group: API_GROUP, version: API_VERSION, plural: FEATURE_FLAG.plural };
@@ -61,13 +60,7 @@ beforeAll(async () => {
   // Before the API starts: its caches' first list finds it, which is no change.
   await createDirectly("preexisting", "kubectl-create");
   env = await startClusterApi("webhooks-observed", {
-    webhooks: {
-      ...DEFAULT_WEBHOOK_CONFIG,
-      allowedNetworks: ["127.0.0.1/32"],
-      pollIntervalMs: 100,
-      retryMaxDelayMs: 500,
-      observedGraceMs: GRACE_MS,
-    },
+    webhooks: loopbackWebhookConfig(GRACE_MS, 500),
   });
   const reply = await env.api.call("POST", "/api/v1/webhooks", {
     token: env.tokens.admin,

@@ -6,10 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, expect, it, vi } from "vitest";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import { testNamespace } from "../../../test/support/kube.ts";
-import { DEFAULT_WEBHOOK_CONFIG } from "../src/config.ts";
 import type { WebhookEvent } from "../src/webhooks/events.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
-import { WebhookReceiver } from "./support/webhook-receiver.ts";
+import { loopbackWebhookConfig, WebhookReceiver } from "./support/webhook-receiver.ts";
 
 const GRACE_MS = 500;
 let env: ClusterApi;
@@ -55,13 +54,7 @@ async function arrived(receiver: WebhookReceiver, name: string, type: string): P
 
 beforeAll(async () => {
   env = await startClusterApi("webhooks-pause", {
-    webhooks: {
-      ...DEFAULT_WEBHOOK_CONFIG,
-      allowedNetworks: ["127.0.0.1/32"],
-      pollIntervalMs: 100,
-      retryMaxDelayMs: 300,
-      observedGraceMs: GRACE_MS,
-    },
+    webhooks: loopbackWebhookConfig(GRACE_MS),
   });
   ns = await testNamespace(env.kc, "webhooks-pause");
 }, 120_000);

@@ -10,9 +10,8 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";
 import { testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import { testPostgresDatabase } from "../../../test/support/postgres.ts";
-import { DEFAULT_WEBHOOK_CONFIG } from "../src/config.ts";
 import { ADMIN_PASSWORD, TestApi, testConfig } from "./support/harness.ts";
-import { WebhookReceiver } from "./support/webhook-receiver.ts";
+import { loopbackWebhookConfig, WebhookReceiver } from "./support/webhook-receiver.ts";
 
 const GRACE_MS = 300;
 const FLAGS = 9;
@@ -38,13 +37,7 @@ beforeAll(async () => {
   const config = {
     ...testConfig({ kind: "postgres", url: db.url }),
     systemNamespace,
-    webhooks: {
-      ...DEFAULT_WEBHOOK_CONFIG,
-      allowedNetworks: ["127.0.0.1/32"],
-      pollIntervalMs: 100,
-      retryMaxDelayMs: 300,
-      observedGraceMs: GRACE_MS,
-    },
+    webhooks: loopbackWebhookConfig(GRACE_MS),
   };
   for (let i = 0; i < 2; i++) {
     const registry = await ClusterRegistry.start({

@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from "../../src/config.ts";
 
 export interface Received {
   eventId: string;
@@ -92,4 +93,18 @@ export function signatureVerifies(secret: string, received: Received): boolean {
   const expected = createHmac("sha256", secret).update(`${t}.${received.body}`).digest();
   const given = Buffer.from(v1, "hex");
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Webhook settings for a test against a receiver on 127.0.0.1: loopback allowed, the outbox
+ * polled every 100 ms, retries capped at `retryMaxDelayMs`, cache sightings held `graceMs`.
+ */
+export function loopbackWebhookConfig(graceMs: number, retryMaxDelayMs = 300): WebhookConfig {
+  return {
+    ...DEFAULT_WEBHOOK_CONFIG,
+    allowedNetworks: ["127.0.0.1/32"],
+    pollIntervalMs: 100,
+    retryMaxDelayMs,
+    observedGraceMs: graceMs,
+  };
 }
