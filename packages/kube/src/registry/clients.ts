@@ -12,8 +12,8 @@ import type { Dispatcher } from "undici";
 
 export interface BoundedClientOptions {
   timeoutMs: number;
-  /** The cluster's shared pool (undefined: undici's global one). */
-  dispatcher: () => Promise<Dispatcher | undefined>;
+  /** The cluster's shared pool. */
+  dispatcher: () => Promise<Dispatcher>;
 }
 
 export function boundedClient<T>(
@@ -31,8 +31,7 @@ export function boundedClient<T>(
         async pre(context: RequestContext): Promise<RequestContext> {
           context.setHeaderParam("User-Agent", "svc");
           context.setSignal(AbortSignal.timeout(options.timeoutMs));
-          const dispatcher = await options.dispatcher();
-          if (dispatcher !== undefined) context.setDispatcher(dispatcher);
+          context.setDispatcher(await options.dispatcher());
           return context;
         },
         post: (context: ResponseContext) => Promise.resolve(context),

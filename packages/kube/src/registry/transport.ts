@@ -4,7 +4,7 @@
 // the registry's informers talk to the API server through this small layer instead; the typed
 // clients handed to callers share its pool and its timeout (see boundedClients).
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
-import { fetch, type Dispatcher } from "undici";
+import { Agent, fetch, type Dispatcher } from "undici";
 
 /** An API server's answer other than 2xx, with the reason and message of its Status body. */
 export class HttpStatusError extends Error {
@@ -28,8 +28,7 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export class ClusterTransport {
   readonly server: string;
   readonly #kubeConfig: KubeConfig;
-  #dispatcher: Dispatcher | undefined;
-  #dispatcherReady: Promise<void> | undefined;
+  #dispatcher: Promise<Dispatcher> | undefined;
   #closed = false;
 
   constructor(kubeConfig: KubeConfig) {
@@ -39,12 +38,14 @@ export class ClusterTransport {
     this.server = cluster.server.replace(/\/+$/, "");
   }
 
-  /** The pool every request to this cluster goes through (undefined: undici's global one). */
-  async dispatcher(): Promise<Dispatcher | undefined> {
-    this.#dispatcherReady ??= this.#authenticate(`${this.server}/`).then(({ dispatcher }) => {
-      this.#dispatcher = dispatcher;
-    });
-    await this.#dispatcherReady;
+  /**
+   * The pool every request to this cluster goes through: client-node's (its TLS, proxy and
+   * credentials), or a plain one of ours when client-node leaves it to undici's global one.
+   */
+  dispatcher(): Promise<Dispatcher> {
+    this.#dispatcher ??= this.#authenticate(`${this.server}/`).then(({ dispatcher }) =>
+      http1Only(dispatcher ?? new Agent()),
+    );
     return this.#dispatcher;
   }
 
@@ -109,8 +110,8 @@ export class ClusterTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#dispatcherReady?.catch(() => undefined);
-    await this.#dispatcher?.destroy();
+    const dispatcher = await this.#dispatcher?.catch(() => undefined);
+    await dispatcher?.destroy();
   }
 
   #url(path: string, query: Query): string {
@@ -129,6 +130,21 @@ export class ClusterTransport {
     await this.#kubeConfig.applySecurityAuthentication(context);
     return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
   }
+}
+
+/**
+ * Every request over HTTP/1.1 connections from the pool, never multiplexed over one HTTP/2
+ * session: undici negotiates HTTP/2 with a kube-apiserver by default, and under load (requests
+ * aborted by their timeouts while the event loop lags) Node's HTTP/2 session queued outgoing
+ * frames without bound, several GB within minutes (bench/RESULTS.md, "Operator"). HTTP/1.1
+ * also keeps one slow watch from sharing a connection's flow-control window with every write.
+ */
+function http1Only(dispatcher: Dispatcher): Dispatcher {
+  return dispatcher.compose((dispatch) => (options, handler) => {
+    // undici's Agent and ProxyAgent read allowH2 per request (their DispatchOptions type omits it).
+    const http1: Dispatcher.DispatchOptions & { allowH2: false } = { ...options, allowH2: false };
+    return dispatch(http1, handler);
+  });
 }
 
 export async function statusError(response: { status: number; statusText: string; text(): Promise<string> }) {
