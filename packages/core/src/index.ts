@@ -34,4 +34,5 @@ export * from "./trim.ts";
 export * from "./paging.ts";
 export * from "./cluster-assignment.ts";
 export * from "./replica-settling.ts";
+export * from "./sharding-round.ts";
 export * from "./sso.ts";

@@ -44,12 +44,17 @@ function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
+/** When the holder's hold ends (ms): its last renewal plus the duration; undefined when nobody is named. */
+export function heldUntil(lease: LeaseJson["spec"]): number | undefined {
+  if (lease?.holderIdentity === undefined || lease.holderIdentity === "") return undefined;
+  const renewed = Date.parse(lease.renewTime ?? "");
+  return Number.isFinite(renewed) ? renewed + (lease.leaseDurationSeconds ?? 0) * 1000 : undefined;
+}
+
 /** Whether someone holds the Lease at `now`: a holder is named and renewed it within the duration. */
 export function isHeld(lease: LeaseJson["spec"], now: Date): boolean {
-  if (lease?.holderIdentity === undefined || lease.holderIdentity === "") return false;
-  const renewed = Date.parse(lease.renewTime ?? "");
-  const durationMs = (lease.leaseDurationSeconds ?? 0) * 1000;
-  return Number.isFinite(renewed) && renewed + durationMs >= now.getTime();
+  const until = heldUntil(lease);
+  return until !== undefined && until >= now.getTime();
 }
 
 /** Whether the Lease may be taken by `identity` at `now`: it holds it, or nobody does. */
@@ -72,6 +77,9 @@ export function leaseObject(lease: LeaseRef) {
  * read: a replica that read an older Lease gets a 409 (thrown), so two never both hold it.
  * With `onlyRenew`, a Lease that is missing or names another holder is left as it is (false).
  */
+/** Whether `identity` holds the Lease after acquireLease; if not, until when its holder does (ms), when another does. */
+export type LeaseAttempt = { held: true } | { held: false; othersUntil: number | undefined };
+
 export async function acquireLease(
   writer: ObjectWriter,
   lease: LeaseRef,
@@ -79,11 +87,12 @@ export async function acquireLease(
   leaseDurationMs: number,
   at: Date,
   { onlyRenew = false }: { onlyRenew?: boolean } = {},
-): Promise<boolean> {
+): Promise<LeaseAttempt> {
   const ref = leaseObject(lease);
   const durationSeconds = Math.max(1, Math.round(leaseDurationMs / 1000));
   const current = await writer.read<LeaseJson>(ref);
-  if (onlyRenew && current?.spec?.holderIdentity !== identity) return false;
+  const notHeld = { held: false, othersUntil: heldUntil(current?.spec) } as const;
+  if (onlyRenew && current?.spec?.holderIdentity !== identity) return notHeld;
   if (current === undefined) {
     const spec = {
       holderIdentity: identity,
@@ -92,9 +101,12 @@ export async function acquireLease(
       renewTime: microTime(at),
       leaseTransitions: 0,
     };
-    return (await writer.create({ ...ref, spec })) !== undefined;
+    // undefined: another replica created it first.
+    return (await writer.create({ ...ref, spec })) !== undefined
+      ? { held: true }
+      : { held: false, othersUntil: undefined };
   }
-  if (!mayAcquire(current.spec, identity, at)) return false;
+  if (!mayAcquire(current.spec, identity, at)) return notHeld;
   const taking = current.spec?.holderIdentity !== identity;
   const spec = {
     holderIdentity: identity,
@@ -107,7 +119,7 @@ export async function acquireLease(
     { ...ref, metadata: { ...ref.metadata, resourceVersion: current.metadata.resourceVersion }, spec },
     { force: true },
   );
-  return true;
+  return { held: true };
 }
 
 /** Hands the Lease back (an empty holder) when `identity` holds it, so another takes it at once rather than after it expires. */
@@ -146,7 +158,7 @@ export async function runLeaderElection(options: LeaderElectionOptions): Promise
   while (!signal.aborted) {
     let held = false;
     try {
-      held = await acquireLease(writer, lease, identity, leaseDurationMs, now());
+      ({ held } = await acquireLease(writer, lease, identity, leaseDurationMs, now()));
     } catch (error) {
       logger.warn({ err: error }, "leader election: the Lease could not be read or written");
     }

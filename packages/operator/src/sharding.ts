@@ -11,12 +11,21 @@
 // it has seen the replicas starting with it (a round without newcomers, at most a Lease
 // duration): replicas started together would otherwise each take and cache the whole fleet at
 // first. Meanwhile it renews the Leases that still name it (it restarted under its identity).
+// A replica that dies stops renewing: the others run a round just after its Leases expire
+// (core's nextRoundDelay), not at their next regular one.
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { assignClusters, isDns1123Subdomain, settleReplicas, type ReplicaSettling } from "@svc/core";
+import {
+  assignClusters,
+  isDns1123Subdomain,
+  nextRoundDelay,
+  settleReplicas,
+  type ReplicaSettling,
+} from "@svc/core";
 import type { Logger, ObjectWriter } from "@svc/kube";
 import {
   acquireLease,
+  heldUntil,
   isHeld,
   leaseObject,
   releaseLease,
@@ -94,10 +103,11 @@ export class ClusterShards {
     deadlines.unref();
     let first = true;
     while (!signal.aborted) {
-      await this.#round();
+      const expiries = await this.#round();
       if (first) onFirstRound();
       first = false;
-      await sleep(leaseDurationMs / 3, undefined, { signal }).catch(() => undefined);
+      const delay = nextRoundDelay(this.#options.now().getTime(), leaseDurationMs / 3, expiries);
+      await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
     clearInterval(deadlines);
     for (const id of this.#held.keys()) this.#handBack(id);
@@ -105,16 +115,23 @@ export class ClusterShards {
     await this.#leaveFleet();
   }
 
-  async #round(): Promise<void> {
+  /**
+   * One round; returns when the Leases it may take once expired expire (ms): the other replicas'
+   * presence, and the clusters assigned to this replica that another still holds.
+   */
+  async #round(): Promise<number[]> {
     const { writer, namespace, identity, leaseDurationMs, now, logger, registered } = this.#options;
     const at = now();
-    const replicas = await this.#liveReplicas(at).catch((error: unknown) => {
+    const expiries: number[] = [];
+    const live = await this.#liveReplicas(at).catch((error: unknown) => {
       logger.warn(
         { err: error },
         "sharding: the replicas' Leases could not be read; keeping the clusters held",
       );
       return undefined;
     });
+    if (live !== undefined) expiries.push(...live.othersUntil);
+    const replicas = live?.replicas;
     if (replicas !== undefined && this.#settling?.phase !== "settled") {
       this.#settling = settleReplicas(this.#settling, replicas, at.getTime(), leaseDurationMs);
       if (this.#settling.phase === "settled")
@@ -139,7 +156,7 @@ export class ClusterShards {
         if (this.#handingBack.has(id)) return;
         let held: boolean | undefined;
         try {
-          held = await acquireLease(
+          const attempt = await acquireLease(
             writer,
             { name: clusterLeaseName(id), namespace },
             identity,
@@ -147,6 +164,8 @@ export class ClusterShards {
             at,
             { onlyRenew },
           );
+          held = attempt.held;
+          if (!attempt.held && attempt.othersUntil !== undefined) expiries.push(attempt.othersUntil);
         } catch (error) {
           logger.warn(
             { cluster: id, err: error },
@@ -166,6 +185,7 @@ export class ClusterShards {
         if (renewed !== undefined) this.#stopIfLate(id, renewed, held === false);
       }),
     );
+    return expiries;
   }
 
   /**
@@ -184,8 +204,11 @@ export class ClusterShards {
     void this.#options.stopCluster(id);
   }
 
-  /** Renews this replica's presence Lease and returns the identities of the live replicas (itself included). */
-  async #liveReplicas(at: Date): Promise<string[]> {
+  /**
+   * Renews this replica's presence Lease; returns the identities of the live replicas (itself
+   * included) and when the others' presence Leases expire unless renewed.
+   */
+  async #liveReplicas(at: Date): Promise<{ replicas: string[]; othersUntil: number[] }> {
     const { writer, namespace, identity, leaseDurationMs } = this.#options;
     await acquireLease(writer, this.#presence(), identity, leaseDurationMs, at);
     const leases = await writer.list<LeaseJson>(
@@ -204,7 +227,11 @@ export class ClusterShards {
             resourceVersion: lease.metadata.resourceVersion,
           })
           .catch(() => undefined);
-    return [...new Set([identity, ...live.map((lease) => lease.spec?.holderIdentity ?? "")])];
+    const others = live.filter((lease) => lease.spec?.holderIdentity !== identity);
+    return {
+      replicas: [...new Set([identity, ...live.map((lease) => lease.spec?.holderIdentity ?? "")])],
+      othersUntil: others.flatMap((lease) => heldUntil(lease.spec) ?? []),
+    };
   }
 
   /** Stops the cluster's work, waits for its writes in flight, then hands its Lease back for the new owner. */
