@@ -1,5 +1,5 @@
 // The webhook outbox on SQLite and on PostgreSQL: an event is enqueued once however often it is
-// offered, two replicas never claim one row, a dead replica's rows come back after its lease,
+// offered, many events at once with one read of the webhooks, two replicas never claim one row, a dead replica's rows come back after its lease,
 // and a late holder cannot overwrite the next one's outcome; a paused webhook gets no rows and
 // its pending ones wait until it is resumed; a database from before pausing existed upgrades
 // with its webhooks active.
@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openStore, type Store } from "../src/store/db.ts";
 import { migrationsFor } from "../src/store/migrations.ts";
 import type { WebhookEvent } from "../src/webhooks/events.ts";
@@ -65,9 +65,9 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     const shop = await a.create("w-shop", { ...fields, namespaces: ["shop"] }, "secret-secret-secret", T0);
     await a.create("w-other", { ...fields, namespaces: ["other"] }, "secret-secret-secret", T0);
     const offered = await Promise.all([
-      a.enqueue(event("e-1"), T0),
-      b.enqueue(event("e-1"), T0),
-      a.enqueue(event("e-1"), T0),
+      a.enqueue([event("e-1")], T0),
+      b.enqueue([event("e-1")], T0),
+      a.enqueue([event("e-1")], T0),
     ]);
     expect(offered.reduce((sum, n) => sum + n, 0)).toBe(1);
     const log = await a.deliveries(shop.id, 10);
@@ -77,10 +77,30 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     expect(await a.delete("w-other")).toBe(true);
   });
 
+  it("enqueues a sync's worth of events with one read of the webhooks, each row once", async () => {
+    const [a] = replicas;
+    const bulk = await a.create("w-bulk", { ...fields, namespaces: ["bulk"] }, "secret-secret-secret", T0);
+    const events = Array.from({ length: 1_200 }, (_, i) => event(`bulk-${i}`, "bulk"));
+    const list = vi.spyOn(a, "list");
+    try {
+      // More rows than one statement holds: every one inserted, the webhooks read once.
+      expect(await a.enqueue(events, T0)).toBe(1_200);
+      expect(list).toHaveBeenCalledTimes(1);
+    } finally {
+      list.mockRestore();
+    }
+    expect(await a.enqueue(events.slice(0, 700), T0)).toBe(0);
+    expect((await a.deliveries(bulk.id, 2_000)).length).toBe(1_200);
+    expect(await a.delete("w-bulk")).toBe(true);
+  });
+
   it("lets two replicas claim disjoint rows, and each row exactly once", async () => {
     const [a, b] = replicas;
     await a.create("w-claim", { ...fields, namespaces: [] }, "secret-secret-secret", T0);
-    for (let i = 0; i < 60; i++) await a.enqueue(event(`c-${i}`), T0);
+    await a.enqueue(
+      Array.from({ length: 60 }, (_, i) => event(`c-${i}`)),
+      T0,
+    );
     const now = at(10);
     const rounds = await Promise.all(
       Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).claim(`owner-${i % 2}`, now, at(100), 10)),
@@ -160,7 +180,7 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
       claimed.map((d) => d.event.id).filter((id) => id.startsWith("p-"));
     // Of a type no other test's webhook subscribes to.
     const deleted = (id: string): WebhookEvent => ({ ...event(id), type: "flag.deleted" });
-    expect(await a.enqueue(deleted("p-before"), T0)).toBe(1);
+    expect(await a.enqueue([deleted("p-before")], T0)).toBe(1);
     const paused = await a.update(
       hook.id,
       { ...fields, events: ["flag.deleted" as const], namespaces: [], enabled: false },
@@ -169,7 +189,7 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     );
     expect(paused?.enabled).toBe(false);
     expect((await b.get(hook.id))?.enabled).toBe(false);
-    expect(await b.enqueue(deleted("p-during"), at(3))).toBe(0);
+    expect(await b.enqueue([deleted("p-during")], at(3))).toBe(0);
     // Held: due, unleased, yet neither replica takes it while the webhook is paused.
     expect(mine(await a.claim("owner-p", at(10), at(20), 100))).toEqual([]);
     expect(mine(await b.claim("owner-q", at(10), at(20), 100))).toEqual([]);
@@ -182,8 +202,8 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     expect((await a.get(hook.id))?.resumedAt).toBe(at(11));
     expect(mine(await b.claim("owner-q", at(12), at(22), 100))).toEqual(["p-before"]);
     // A change that happened while paused (a cache's sighting, enqueued after its grace period) is not sent.
-    expect(await b.enqueue(deleted("p-seen-while-paused"), at(12))).toBe(0);
-    expect(await b.enqueue({ ...deleted("p-after"), occurredAt: at(12) }, at(12))).toBe(1);
+    expect(await b.enqueue([deleted("p-seen-while-paused")], at(12))).toBe(0);
+    expect(await b.enqueue([{ ...deleted("p-after"), occurredAt: at(12) }], at(12))).toBe(1);
     expect((await a.deliveries(hook.id, 10)).map((d) => d.eventId)).toEqual(["p-after", "p-before"]);
     expect(await a.delete(hook.id)).toBe(true);
   });
@@ -221,7 +241,7 @@ describe.each(BACKENDS)("webhook outbox on $name", (backend) => {
     try {
       const repo = new WebhooksRepo(store);
       expect(await repo.get("w-old")).toMatchObject({ id: "w-old", enabled: true, resumedAt: null });
-      expect(await repo.enqueue(event("u-1"), at(1))).toBe(1);
+      expect(await repo.enqueue([event("u-1")], at(1))).toBe(1);
     } finally {
       await store.close();
       await db.remove();

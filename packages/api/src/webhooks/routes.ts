@@ -79,12 +79,11 @@ export function installWebhookEvents(app: FastifyInstance, ctx: ApiContext): voi
   app.addHook("onSend", async (request, reply, payload) => {
     const audited = auditEventOf(request, reply.statusCode, ctx.now());
     const events = audited === undefined ? [] : eventsOfAudit(audited, request.flagsWritten ?? []);
-    for (const event of events) {
-      try {
-        await ctx.webhooks.enqueue(event, isoTime(ctx.now()));
-      } catch (error) {
-        request.log.error({ err: error, event: event.id }, "could not enqueue the webhook event");
-      }
+    try {
+      await ctx.webhooks.enqueue(events, isoTime(ctx.now()));
+    } catch (error) {
+      const ids = events.map((event) => event.id);
+      request.log.error({ err: error, events: ids }, "could not enqueue the webhook events");
     }
     return payload;
   });

@@ -15,6 +15,9 @@ export interface Webhook extends Subscription {
 export type WebhookFields = Omit<Webhook, "id" | "createdAt" | "updatedAt" | "resumedAt">;
 
 export const DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
+
+/** Outbox rows per INSERT: 9 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
+const ENQUEUE_ROWS_PER_STATEMENT = 500;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** One row of a webhook's delivery log. */
@@ -156,17 +159,18 @@ export class WebhooksRepo {
   }
 
   /**
-   * One outbox row per webhook the event matches. A row already there for this event id (another
-   * replica's scan, a retried enqueue) is left alone: an event is enqueued once. Returns how
-   * many rows are new.
+   * One outbox row per webhook each event matches, the webhooks read once for all the events (a
+   * GitOps sync or an import brings hundreds at once). A row already there for an event id
+   * (another replica's scan, a retried enqueue) is left alone: an event is enqueued once.
+   * Returns how many rows are new.
    */
-  async enqueue(event: WebhookEvent, now: string): Promise<number> {
-    const targets = (await this.list()).filter((webhook) => matches(webhook, event));
-    if (targets.length === 0) return 0;
-    const result = await this.#store.db
-      .insertInto("webhook_deliveries")
-      .values(
-        targets.map((webhook) => ({
+  async enqueue(events: readonly WebhookEvent[], now: string): Promise<number> {
+    if (events.length === 0) return 0;
+    const webhooks = await this.list();
+    const rows = events.flatMap((event) =>
+      webhooks
+        .filter((webhook) => matches(webhook, event))
+        .map((webhook) => ({
           webhook_id: webhook.id,
           event_id: event.id,
           event_type: event.type,
@@ -177,10 +181,18 @@ export class WebhooksRepo {
           next_attempt_at: now,
           last_error: "",
         })),
-      )
-      .onConflict((oc) => oc.columns(["webhook_id", "event_id"]).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n);
+    );
+    let inserted = 0;
+    // Statements of a bounded size: SQLite and PostgreSQL cap the parameters of one statement.
+    for (let start = 0; start < rows.length; start += ENQUEUE_ROWS_PER_STATEMENT) {
+      const result = await this.#store.db
+        .insertInto("webhook_deliveries")
+        .values(rows.slice(start, start + ENQUEUE_ROWS_PER_STATEMENT))
+        .onConflict((oc) => oc.columns(["webhook_id", "event_id"]).doNothing())
+        .executeTakeFirst();
+      inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+    }
+    return inserted;
   }
 
   /**

@@ -138,14 +138,13 @@ export class OutboxWorker {
     await this.#enqueueOnce(statusEvents(snapshots));
   }
 
-  /** Enqueues the flag changes seen in the caches whose grace period is over; a failed one stays due. */
+  /** Enqueues the flag changes seen in the caches whose grace period is over; if that fails, they stay due. */
   async #enqueueObserved(): Promise<void> {
     const observer = this.#observer;
     if (observer === undefined) return;
-    for (const event of observer.due(this.#options.now())) {
-      await this.#enqueueOnce([event]);
-      observer.forget(event.id);
-    }
+    const due = observer.due(this.#options.now());
+    await this.#enqueueOnce(due);
+    for (const event of due) observer.forget(event.id);
   }
 
   async #enqueueOnce(events: readonly WebhookEvent[]): Promise<void> {
@@ -153,9 +152,7 @@ export class OutboxWorker {
     const fresh = events.filter((event) => !this.#enqueued.has(event.id));
     // Bounded: forgetting only costs a no-op insert.
     if (this.#enqueued.size + fresh.length > SEEN_MAX) this.#enqueued.clear();
-    for (const event of fresh) {
-      await repo.enqueue(event, isoTime(now()));
-      this.#enqueued.add(event.id);
-    }
+    await repo.enqueue(fresh, isoTime(now()));
+    for (const event of fresh) this.#enqueued.add(event.id);
   }
 }
