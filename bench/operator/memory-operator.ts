@@ -57,7 +57,9 @@ export async function startOperator(spec: string, options: Options): Promise<Ope
   const probeFile = join(tmpdir(), `svc-memory-probe-${name}-${process.pid}.json`);
   const command = untrimmed ? "bench/operator/untrimmed-operator.ts" : "packages/cli/src/main.ts";
   let stderr = "";
-  const child = spawn(process.execPath, [join(options.root, command), "operator"], {
+  // A variant's Node and V8 flags on the command line: NODE_OPTIONS refuses most V8 flags
+  // (--optimize-for-size, --heap-growing-percent).
+  const child = spawn(process.execPath, [...nodeFlags, join(options.root, command), "operator"], {
     env: {
       ...process.env,
       ...env,
@@ -69,7 +71,6 @@ export async function startOperator(spec: string, options: Options): Promise<Ope
       SVC_BENCH_MEMORY_PROBE: probeFile,
       NODE_OPTIONS: [
         options.nodeOptions,
-        ...nodeFlags,
         options.snapshotDir === undefined ? "" : "--heapsnapshot-signal=SIGUSR2",
         options.probe ? `--import=${join(options.root, "bench/operator/memory-probe.ts")}` : "",
       ]

@@ -13,8 +13,9 @@
 // --variant (repeatable) runs one operator per variant, started together against the same
 // control plane, so that variants are compared under the same load: e.g.
 // `--variant baseline untrimmed --variant default --variant "arena2 MALLOC_ARENA_MAX=2"
-// --variant "semi4 --max-semi-space-size=4"`. Without it, one operator runs (untrimmed with
-// --untrimmed). --smaps reports, at the full point, where each operator's RSS is
+// --variant "semi4 --max-semi-space-size=4"` (a variant's flags go on the operator's node
+// command line, where V8 takes flags NODE_OPTIONS refuses). Without it, one operator runs
+// (untrimmed with --untrimmed). --smaps reports, at the full point, where each operator's RSS is
 // (/proc/<pid>/smaps, bench/operator/smaps.ts) and what the process says of its memory
 // (process.memoryUsage(), via bench/operator/memory-probe.ts); --malloc-trim then has gdb print
 // glibc's malloc_stats() and call malloc_trim(0), and reads the RSS again. An operator whose RSS
