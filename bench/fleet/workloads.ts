@@ -155,11 +155,16 @@ export class TemplateTracker {
     return tracker;
   }
 
-  /** Watches one kind from a fresh list; again when the server ends the watch (its timeout). */
+  /**
+   * Watches one kind from a fresh list; again when the server ends the watch (its timeout) or a
+   * new one cannot start (a loaded kube-apiserver drops the connection): a tracker that stopped
+   * watching would hold stale values and keep the bench waiting for rollouts long done.
+   */
   async #watch(watch: Watch, kind: WorkloadKind): Promise<void> {
     if (this.#stopped) return;
-    this.#stops.push(
-      await watch.watch(
+    const again = () => setTimeout(() => void this.#watch(watch, kind), 1000);
+    const started = await watch
+      .watch(
         `/apis/apps/v1/${PLURAL[kind]}`,
         { labelSelector: "fleet=bench" },
         (phase, object: Watched) => {
@@ -171,10 +176,17 @@ export class TemplateTracker {
             console.error(
               `watch of ${kind}s ended: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
             );
-          setTimeout(() => void this.#watch(watch, kind), 1000);
+          again();
         },
-      ),
-    );
+      )
+      .catch((error: unknown) => {
+        console.error(
+          `watch of ${kind}s could not start: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return undefined;
+      });
+    if (started === undefined) again();
+    else this.#stops.push(started);
   }
 
   #stopped = false;
