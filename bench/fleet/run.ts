@@ -18,7 +18,7 @@
 // --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
 // stopped and its folders removed on return, on an error and on Ctrl-C.
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -255,6 +255,15 @@ try {
     replicas,
     api,
   });
+} catch (error) {
+  // The replicas' logs say what they did: kept for a failed run, whose folder goes below.
+  const kept = join(import.meta.dirname, "../../.cache/bench", `fleet-logs-${new Date().toISOString()}`);
+  await cp(snapshotDir, kept, {
+    recursive: true,
+    filter: (source) => !source.endsWith(".heapsnapshot"),
+  }).catch(() => undefined);
+  console.error(`the operators' logs of this failed run: ${kept}`);
+  throw error;
 } finally {
   for (const t of trackers) t.stop();
   for (const c of clusters.reverse()) await c.stop();
