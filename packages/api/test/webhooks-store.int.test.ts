@@ -1,8 +1,8 @@
 // The webhook outbox on SQLite and on PostgreSQL: an event is enqueued once however often it is
-// offered, many events at once with one read of the webhooks, two replicas never claim one row, a dead replica's rows come back after its lease,
-// and a late holder cannot overwrite the next one's outcome; a paused webhook gets no rows and
-// its pending ones wait until it is resumed; a database from before pausing existed upgrades
-// with its webhooks active.
+// offered, many events at once with one read of the webhooks, two replicas never claim one row,
+// a dead replica's rows come back after its lease, and a late holder cannot overwrite the next
+// one's outcome; a paused webhook gets no rows and its pending ones wait until it is resumed; a
+// database from before pausing existed upgrades with its webhooks active.
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { Migrator } from "kysely/migration";

@@ -130,7 +130,7 @@ export class ClusterShards {
       );
       return undefined;
     });
-    if (live !== undefined) expiries.push(...live.othersUntil);
+    if (live !== undefined) expiries.push(...live.expiries);
     const replicas = live?.replicas;
     if (replicas !== undefined && this.#settling?.phase !== "settled") {
       this.#settling = settleReplicas(this.#settling, replicas, at.getTime(), leaseDurationMs);
@@ -206,9 +206,9 @@ export class ClusterShards {
 
   /**
    * Renews this replica's presence Lease; returns the identities of the live replicas (itself
-   * included) and when the others' presence Leases expire unless renewed.
+   * included) and when their presence Leases expire unless renewed.
    */
-  async #liveReplicas(at: Date): Promise<{ replicas: string[]; othersUntil: number[] }> {
+  async #liveReplicas(at: Date): Promise<{ replicas: string[]; expiries: number[] }> {
     const { writer, namespace, identity, leaseDurationMs } = this.#options;
     await acquireLease(writer, this.#presence(), identity, leaseDurationMs, at);
     const leases = await writer.list<LeaseJson>(
@@ -227,10 +227,10 @@ export class ClusterShards {
             resourceVersion: lease.metadata.resourceVersion,
           })
           .catch(() => undefined);
-    const others = live.filter((lease) => lease.spec?.holderIdentity !== identity);
     return {
       replicas: [...new Set([identity, ...live.map((lease) => lease.spec?.holderIdentity ?? "")])],
-      othersUntil: others.flatMap((lease) => heldUntil(lease.spec) ?? []),
+      // Its own is among them, just renewed: a whole duration ahead, so it never wakes a round.
+      expiries: live.flatMap((lease) => heldUntil(lease.spec) ?? []),
     };
   }
 
