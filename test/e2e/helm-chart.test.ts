@@ -90,7 +90,11 @@ describe("the chart", () => {
   });
 
   it("ships the CRDs of deploy/crds unchanged", async () => {
-    for (const file of ["featureflags.svc.io.yaml", "clusterconnections.svc.io.yaml"])
+    for (const file of [
+      "featureflags.svc.io.yaml",
+      "clusterconnections.svc.io.yaml",
+      "flagrollouts.svc.io.yaml",
+    ])
       expect(await readFile(join(CHART, "crds", file), "utf8")).toBe(
         await readFile(join(ROOT, "deploy/crds", file), "utf8"),
       );

@@ -2,6 +2,7 @@ import type { TSchema } from "typebox";
 import { stringify } from "yaml";
 import { ClusterConnectionSpec, ClusterConnectionStatus } from "./cluster-connection.ts";
 import { FeatureFlagSpec, FeatureFlagStatus } from "./flag.ts";
+import { FLAG_ROLLOUT, FlagRolloutSpec, FlagRolloutStatus } from "./flag-rollout.ts";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "./basics.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX } from "./names.ts";
 
@@ -41,7 +42,13 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       subresources: { status: Record<string, never> };
-      additionalPrinterColumns: { name: string; type: string; jsonPath: string; description?: string }[];
+      additionalPrinterColumns: {
+        name: string;
+        type: string;
+        jsonPath: string;
+        description?: string;
+        priority?: number;
+      }[];
       schema: { openAPIV3Schema: JSONSchemaProps };
     }[];
   };
@@ -187,8 +194,24 @@ export function clusterConnectionCrd(): CustomResourceDefinition {
   );
 }
 
+export function flagRolloutCrd(): CustomResourceDefinition {
+  return crd(
+    FLAG_ROLLOUT,
+    ["fro"],
+    "A change to one flag applied wave by wave across clusters, health-gated and rolled back on its own (docs/safe-changes.md). Lives in svc-system of the hub.",
+    FlagRolloutSpec,
+    FlagRolloutStatus,
+    [
+      { name: "Flag", type: "string", jsonPath: ".spec.flag.name" },
+      { name: "Phase", type: "string", jsonPath: ".status.phase" },
+      { name: "Wave", type: "integer", jsonPath: ".status.currentWave" },
+      { name: "Message", type: "string", jsonPath: ".status.message", priority: 1 },
+    ],
+  );
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [featureFlagCrd(), clusterConnectionCrd()];
+  return [featureFlagCrd(), clusterConnectionCrd(), flagRolloutCrd()];
 }
 
 /** The checked-in file deploy/crds/<name>.yaml for one CRD. */

@@ -36,3 +36,7 @@ export * from "./cluster-assignment.ts";
 export * from "./replica-settling.ts";
 export * from "./sharding-round.ts";
 export * from "./sso.ts";
+export * from "./flag-rollout.ts";
+export * from "./rollout-health.ts";
+export * from "./rollout-waves.ts";
+export * from "./rollout-plan.ts";

@@ -6,6 +6,7 @@ import {
   clusterConnectionFromRegistration,
   describeErrors,
   FEATURE_FLAG,
+  FLAG_ROLLOUT,
   SYSTEM_NAMESPACE,
   validateClusterRegistration,
   type FeatureFlagSpec,
@@ -25,6 +26,7 @@ import {
   validClusterSpec,
   validClusterSpecs,
 } from "../../../test/support/cluster-cases.ts";
+import { invalidRolloutCases, validRolloutSpecs } from "../../../test/support/rollout-cases.ts";
 import { rejection, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 
 interface FlagObject {
@@ -217,4 +219,35 @@ describe("ClusterConnection CRD in the real API server", () => {
     expect(code).toBe(422);
     expect(message).toContain("metadata.name");
   });
+});
+
+describe("FlagRollout CRD in the real API server", () => {
+  const rollouts = { group: API_GROUP, version: API_VERSION, plural: FLAG_ROLLOUT.plural };
+  const create = (name: string, spec: unknown) =>
+    custom.createNamespacedCustomObject({
+      ...rollouts,
+      namespace,
+      body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: FLAG_ROLLOUT.kind, metadata: { name }, spec },
+      // As kubectl apply sends it: an unknown field is refused, not dropped.
+      fieldValidation: "Strict",
+    }) as Promise<{ spec: Record<string, unknown> }>;
+
+  it("accepts every valid spec the TypeScript validator accepts, defaulting bake times", async () => {
+    for (const [i, spec] of validRolloutSpecs.entries()) {
+      const stored = await create(`valid-${i}`, spec);
+      expect(stored.spec).toMatchObject(spec);
+      const waves = stored.spec["waves"] as { bakeSeconds: number }[];
+      expect(waves.every((w) => Number.isInteger(w.bakeSeconds))).toBe(true);
+    }
+  });
+
+  it.each(invalidRolloutCases.map((c, i) => [c.why, c, i] as const))(
+    "rejects a plan with %s",
+    async (_why, c, i) => {
+      const { code, message } = await rejection(create(`invalid-${i}`, c.spec));
+      // 400 for a field the schema does not know (strict decoding), 422 for a value it refuses.
+      expect(code).toBe(c.unknownField === true ? 400 : 422);
+      expect(message).toContain(`spec.${c.field.split(".")[0] ?? ""}`);
+    },
+  );
 });
