@@ -46,6 +46,16 @@ export function takeEvents(buffer: string): { events: string[]; rest: string } {
 
 export const ENV_PREFIX = "FLAG_";
 
+/**
+ * The demo of a bad flag value (docs/safe-changes.md): with this variable "true" the app exits
+ * at start, as an app does that cannot parse its configuration; its pods crash-loop.
+ */
+export const CRASH_ON_START = "FLAG_CRASH_ON_START";
+
+export function asksToCrash(env: Readonly<Record<string, string | undefined>>): boolean {
+  return env[CRASH_ON_START] === "true";
+}
+
 /** The FLAG_* variables of an environment, sorted by name. */
 export function envFlags(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const flags: Record<string, string> = {};

@@ -9,12 +9,15 @@
 // Settings: PORT (default 8080; 0 picks a free one), HOST (default all addresses),
 // SVC_FLAGS_DIR (default /etc/svc-flags), SVC_SIDECAR_PORT (the sidecar on 127.0.0.1; unset:
 // no sidecar). The files are read on every request: a ConfigMap volume changes in place.
+// FLAG_CRASH_ON_START=true makes it exit 1 at start: a bad flag value for the safe-change demo.
 import { readdir, readFile } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  asksToCrash,
+  CRASH_ON_START,
   envFlags,
   type FlagView,
   isFlagEntry,
@@ -36,6 +39,10 @@ try {
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   process.exit(2);
+}
+if (asksToCrash(process.env)) {
+  console.error(`${CRASH_ON_START}=true: exiting, as a bad flag value makes an app do`);
+  process.exit(1);
 }
 
 async function entries(dir: string): Promise<string[]> {

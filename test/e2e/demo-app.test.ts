@@ -225,6 +225,21 @@ describe("demo app: server", () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it("exits 1 at start when FLAG_CRASH_ON_START is true (the bad value of docs/safe-changes.md), and runs when false", async () => {
+    const child = spawn(process.execPath, [SERVER], {
+      env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "127.0.0.1", FLAG_CRASH_ON_START: "true" },
+      stdio: "pipe",
+    });
+    children.push(child);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(1);
+    expect(stderr).toContain("FLAG_CRASH_ON_START=true: exiting");
+    const running = await startDemo({ FLAG_CRASH_ON_START: "false" });
+    expect((await fetch(`${running.base}/healthz`)).status).toBe(200);
+  });
+
   it("exits 2 on a bad setting", async () => {
     const child = spawn(process.execPath, [SERVER], {
       env: { PATH: process.env.PATH ?? "", PORT: "http" },

@@ -4,6 +4,7 @@
 import Type from "typebox";
 import { FeatureFlagSpec, type FeatureFlagSpec as FlagSpec } from "./flag.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX, isLabelKey } from "./names.ts";
+import type { ObjectMeta } from "./object-meta.ts";
 import { Conditions, dns1123Label, labelMap } from "./schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 import { WORKLOAD_KINDS } from "./workload.ts";
@@ -290,4 +291,39 @@ export function validateRolloutSpec(input: unknown, prefix = ""): Validated<Flag
       message: `must name a wave (0 to ${spec.waves.length - 1})`,
     });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+export interface FlagRolloutResource {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata: ObjectMeta & { name: string; namespace: string };
+  spec: FlagRolloutSpec;
+  status?: FlagRolloutStatus | undefined;
+}
+
+/** A plan that will not change any more. */
+export function isFinishedPlan(status: FlagRolloutStatus | undefined): boolean {
+  return FINISHED_ROLLOUT_PHASES.includes(status?.phase ?? "Pending");
+}
+
+/**
+ * The unfinished plan of the same flag that goes before `plan` (one plan per flag at a time):
+ * one already started, else the one created first (then by name). Undefined when none does.
+ */
+export function blockingPlan(
+  plan: FlagRolloutResource,
+  plans: readonly FlagRolloutResource[],
+): string | undefined {
+  if (plan.status?.waves !== undefined) return undefined;
+  const created = (p: FlagRolloutResource) => new Date(p.metadata.creationTimestamp ?? 0).getTime();
+  return plans.find(
+    (other) =>
+      other.metadata.name !== plan.metadata.name &&
+      other.spec.flag.namespace === plan.spec.flag.namespace &&
+      other.spec.flag.name === plan.spec.flag.name &&
+      !isFinishedPlan(other.status) &&
+      (other.status?.waves !== undefined ||
+        created(other) < created(plan) ||
+        (created(other) === created(plan) && other.metadata.name < plan.metadata.name)),
+  )?.metadata.name;
 }

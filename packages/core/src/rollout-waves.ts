@@ -1,6 +1,7 @@
 // The parts of a plan's decisions that are not about time: which clusters each wave holds, and
 // what a cluster's flag must hold for a change (or its rollback) to count as written.
 import { canonicalJson } from "./canonical-json.ts";
+import type { ClusterConnectionResource } from "./cluster-registration.ts";
 import { validateFlagSpec, type FeatureFlagSpec } from "./flag.ts";
 import { fieldPath, type FieldError } from "./validation.ts";
 import {
@@ -11,11 +12,24 @@ import {
   type RolloutCluster,
 } from "./flag-rollout.ts";
 
+/** The ClusterConnection label that makes plans touching the cluster wait for a second user. */
+export const PROTECTED_CLUSTER_LABEL = "svc.io/protected";
+
 /** A registered cluster as a plan sees it. */
 export interface PlanCluster {
   labels: Readonly<Record<string, string>>;
   /** Plans that touch it wait for a second user's approval. */
   protected: boolean;
+}
+
+/** The registered clusters as plans see them, by id. */
+export function planClusters(connections: readonly ClusterConnectionResource[]): Map<string, PlanCluster> {
+  return new Map(
+    connections.map((connection) => {
+      const labels = connection.spec.labels ?? {};
+      return [connection.metadata.name, { labels, protected: labels[PROTECTED_CLUSTER_LABEL] === "true" }];
+    }),
+  );
 }
 
 export type ResolvedWaves = { ok: true; waves: string[][] } | { ok: false; field: string; message: string };

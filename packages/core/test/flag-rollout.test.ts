@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { changeErrors, validateRolloutSpec, type FeatureFlagSpec } from "../src/index.ts";
+import {
+  blockingPlan,
+  changeErrors,
+  validateRolloutSpec,
+  type FeatureFlagSpec,
+  type FlagRolloutResource,
+  type FlagRolloutStatus,
+} from "../src/index.ts";
 import {
   invalidRolloutCases,
   invalidRolloutCasesTypeScriptOnly,
@@ -36,5 +43,45 @@ describe("FlagRollout spec validation", () => {
     expect(changeErrors(flag, { defaultVariant: "a" }, "change").map((e) => e.field)).toEqual([
       "change.defaultVariant",
     ]);
+  });
+});
+
+describe("one plan per flag at a time", () => {
+  const plan = (
+    name: string,
+    created: string,
+    flag = "checkout",
+    status?: FlagRolloutStatus,
+  ): FlagRolloutResource => ({
+    metadata: { name, namespace: "svc-system", creationTimestamp: created },
+    spec: {
+      flag: { namespace: "shop", name: flag },
+      change: { enabled: false },
+      waves: [{ clusters: ["a"] }],
+    },
+    ...(status === undefined ? {} : { status }),
+  });
+
+  it("lets the first unfinished plan of a flag go, and holds the others back", () => {
+    const first = plan("b-first", "2026-11-27T10:00:00Z");
+    const second = plan("a-second", "2026-11-27T10:00:05Z");
+    const other = plan("other", "2026-11-27T09:00:00Z", "theme");
+    const all = [first, second, other];
+    expect(blockingPlan(first, all)).toBeUndefined();
+    expect(blockingPlan(second, all)).toBe("b-first");
+    expect(blockingPlan(other, all)).toBeUndefined();
+    // A started plan goes first whatever its age; a finished one blocks nothing.
+    const started = plan("c-started", "2026-11-27T11:00:00Z", "checkout", {
+      phase: "Progressing",
+      waves: [],
+    });
+    expect(blockingPlan(first, [...all, started])).toBe("c-started");
+    expect(blockingPlan(started, [...all, started])).toBeUndefined();
+    const done = plan("d-done", "2026-11-27T08:00:00Z", "checkout", { phase: "Succeeded" });
+    expect(blockingPlan(first, [...all, done])).toBeUndefined();
+    // Same second: the name decides.
+    const twin = plan("a-twin", "2026-11-27T10:00:00Z");
+    expect(blockingPlan(first, [first, twin])).toBe("a-twin");
+    expect(blockingPlan(twin, [first, twin])).toBeUndefined();
   });
 });

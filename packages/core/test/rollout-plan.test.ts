@@ -69,10 +69,13 @@ class Fleet {
   now = Date.parse("2026-11-27T10:00:00Z");
   status: FlagRolloutStatus = {};
   decisions: PlanDecision[] = [];
-  constructor(
-    readonly clusters: Record<string, SimCluster>,
-    public spec: FlagRolloutSpec,
-  ) {}
+  readonly clusters: Record<string, SimCluster>;
+  spec: FlagRolloutSpec;
+
+  constructor(clusters: Record<string, SimCluster>, spec: FlagRolloutSpec) {
+    this.clusters = clusters;
+    this.spec = spec;
+  }
 
   at(id: string): SimCluster {
     const found = this.clusters[id];

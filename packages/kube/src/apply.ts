@@ -36,8 +36,10 @@ export interface ApplyOptions extends RequestOptions {
   subresource?: "status" | undefined;
 }
 
-/** The plural (URL) name of each kind svc writes. */
+/** The plural (URL) name of each kind svc writes or reads. */
 const PLURALS: Readonly<Record<string, string>> = {
+  Pod: "pods",
+  Secret: "secrets",
   Deployment: "deployments",
   StatefulSet: "statefulsets",
   DaemonSet: "daemonsets",
@@ -47,6 +49,7 @@ const PLURALS: Readonly<Record<string, string>> = {
   RoleBinding: "rolebindings",
   Lease: "leases",
   FeatureFlag: "featureflags",
+  FlagRollout: "flagrollouts",
   ClusterConnection: "clusterconnections",
   CustomResourceDefinition: "customresourcedefinitions",
 };
@@ -66,13 +69,17 @@ export function objectPath(ref: ObjectReference): string {
   return `${collectionPath(ref.apiVersion, ref.kind, metadata.namespace)}/${encodeURIComponent(metadata.name)}`;
 }
 
+/** One operation of a JSON patch (RFC 6902) as svc uses them. */
+export type JsonPatchOperation =
+  { op: "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
+
 export interface ObjectWriterOptions {
   /** Bound on each call. */
   timeoutMs: number;
   /** Default FIELD_MANAGER ("svc"). */
   fieldManager?: string;
   /** Told of every write that reached the API server (applies and deletes), for metrics and tests. */
-  onWrite?: (verb: "apply" | "create" | "delete", ref: ObjectReference) => void;
+  onWrite?: (verb: "apply" | "patch" | "create" | "delete", ref: ObjectReference) => void;
 }
 
 export class ObjectWriter {
@@ -102,6 +109,40 @@ export class ObjectWriter {
       { "content-type": "application/apply-patch+yaml", body: JSON.stringify(configuration) },
       options.signal,
     )) as T;
+  }
+
+  /**
+   * A JSON patch (RFC 6902) of an object another writer also changes, e.g. a FeatureFlag's spec
+   * a plan sets while users edit it: the patch's first operation tests metadata.resourceVersion,
+   * so a change made since `resourceVersion` was read fails with 409 instead of being lost.
+   */
+  async patch<T = unknown>(
+    ref: ObjectReference,
+    resourceVersion: string,
+    operations: readonly JsonPatchOperation[],
+    options: RequestOptions & { subresource?: "status" | undefined } = {},
+  ): Promise<T> {
+    const path = objectPath(ref) + (options.subresource === undefined ? "" : `/${options.subresource}`);
+    const query = new URLSearchParams({ fieldManager: this.#options.fieldManager ?? FIELD_MANAGER });
+    const body = [{ op: "test", path: "/metadata/resourceVersion", value: resourceVersion }, ...operations];
+    this.#options.onWrite?.("patch", ref);
+    try {
+      return (await this.#request(
+        "PATCH",
+        `${path}?${query.toString()}`,
+        { "content-type": "application/json-patch+json", body: JSON.stringify(body) },
+        options.signal,
+      )) as T;
+    } catch (error) {
+      // A failed test operation is the API server's 422: the object changed since it was read.
+      if (
+        error instanceof HttpStatusError &&
+        error.status === 422 &&
+        error.message.includes("test operation")
+      )
+        throw new HttpStatusError(409, error.message, "Conflict");
+      throw error;
+    }
   }
 
   /** Creates the object; undefined when one of that name exists already (409). */

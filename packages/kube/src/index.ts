@@ -11,7 +11,12 @@ export {
   type ClusterRegistryOptions,
 } from "./registry/cluster-registry.ts";
 export type { ConnectedCluster } from "./registry/connected-cluster.ts";
-export { CA_KEY, clusterCredentials, type ClusterCredentials } from "./registry/credentials.ts";
+export {
+  CA_KEY,
+  clusterCredentials,
+  connectionFingerprint,
+  type ClusterCredentials,
+} from "./registry/credentials.ts";
 export {
   ClusterUnavailableError,
   decideHealth,
@@ -25,3 +30,4 @@ export { HttpStatusError } from "./registry/transport.ts";
 export * from "./registry/types.ts";
 export * from "./work-queue.ts";
 export * from "./apply.ts";
+export * from "./collection-watch.ts";

@@ -21,6 +21,7 @@ import { runLeaderElection } from "./leader-election.ts";
 import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } from "./lifecycle.ts";
 import { createOperatorMetrics, queueObservers } from "./metrics.ts";
 import { metricsServer } from "./metrics-server.ts";
+import { RolloutController } from "./rollout-controller.ts";
 import { ClusterShards } from "./sharding.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
@@ -163,12 +164,39 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         onHeldChange: () => {
           metrics.clustersHeld.set(shards?.heldCount ?? 0);
           registry?.refresh();
+          syncRollouts();
         },
         stopCluster: (id) => clusters.disconnect(id),
       })
     : undefined;
   const mayAct = (id: string) => shards?.holds(id) ?? true;
   let sharding: Promise<void> | undefined;
+
+  /** FlagRollouts are driven by the replica that acts for the hub (the local cluster). */
+  let rollouts: RolloutController | undefined;
+  let rolloutsClosing: Promise<void> = Promise.resolve();
+  const syncRollouts = () => {
+    const drives = state === "leading" && mayAct(options.clusterId);
+    if (drives && rollouts === undefined) {
+      rollouts = new RolloutController({
+        hubKubeConfig,
+        hubWriter,
+        systemNamespace: options.systemNamespace,
+        localClusterId: options.clusterId,
+        requestTimeoutMs: options.requestTimeoutMs,
+        logger: log,
+        now,
+        onWrite: () => {
+          writes++;
+        },
+      });
+      rollouts.start();
+    } else if (!drives && rollouts !== undefined) {
+      const stopping = rollouts;
+      rollouts = undefined;
+      rolloutsClosing = rolloutsClosing.then(() => stopping.close());
+    }
+  };
 
   const connect = (cluster: ConnectedCluster) => {
     // A registry event that arrives while closing, or for a cluster handed over, connects nothing.
@@ -234,6 +262,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     });
     statusReporter.reportAll();
     transition("started");
+    syncRollouts();
   };
 
   let markReady: () => void = () => undefined;
@@ -275,6 +304,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       startUp.abort();
       await starting;
       // Writes in flight finish before the Lease is handed back: never two writers at once.
+      syncRollouts();
+      await rolloutsClosing;
       await clusters.shutDown();
       await statusReporter?.close();
       stopping.abort();
@@ -294,6 +325,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     ready,
     idle: async () => {
       await clusters.whenIdle();
+      await rollouts?.whenIdle();
       await statusReporter?.settled();
     },
     writes: () => writes,

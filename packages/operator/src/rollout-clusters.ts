@@ -1,0 +1,195 @@
+// What a plan reads and writes in the clusters of its waves: the flag, the workloads its status
+// names with their pods (read by each workload's selector, never every pod of a cluster), and
+// the flag's changed fields. A plan's clusters need not be this replica's shard, so a cluster is
+// reached with its ClusterConnection's own credentials (the local cluster: the hub's identity).
+import {
+  API_GROUP_VERSION,
+  CLUSTER_CONNECTION,
+  FEATURE_FLAG,
+  observeWorkload,
+  type ClusterConnectionResource,
+  type ClusterObservation,
+  type FeatureFlagResource,
+  type FieldTarget,
+  type ObservedWorkload,
+  type PodObject,
+  type WorkloadKind,
+  type WorkloadStatusObject,
+} from "@svc/core";
+import {
+  clusterCredentials,
+  HttpStatusError,
+  ObjectWriter,
+  type JsonPatchOperation,
+  type SecretJson,
+} from "@svc/kube";
+
+export interface RolloutClustersOptions {
+  hubWriter: ObjectWriter;
+  systemNamespace: string;
+  localClusterId: string;
+  requestTimeoutMs: number;
+  /** Told of every write to a cluster (metrics, tests). */
+  onWrite: () => void;
+}
+
+/** One cluster as a plan read it this round: what the decision sees, and the flag to write over. */
+export interface ClusterRead {
+  observation: ClusterObservation;
+  flag: FeatureFlagResource | undefined;
+}
+
+export class RolloutClusters {
+  readonly #options: RolloutClustersOptions;
+  /** A writer per remote cluster, rebuilt when its ClusterConnection changes or its credentials fail. */
+  readonly #writers = new Map<string, { version: string | undefined; writer: ObjectWriter }>();
+
+  constructor(options: RolloutClustersOptions) {
+    this.#options = options;
+  }
+
+  /** The registered clusters, read from the hub each round (a handful of small objects). */
+  async connections(signal: AbortSignal): Promise<ClusterConnectionResource[]> {
+    return this.#options.hubWriter.list<ClusterConnectionResource>(
+      API_GROUP_VERSION,
+      CLUSTER_CONNECTION.kind,
+      this.#options.systemNamespace,
+      "",
+      { signal },
+    );
+  }
+
+  async read(
+    connection: ClusterConnectionResource,
+    flagRef: { namespace: string; name: string },
+    signal: AbortSignal,
+  ): Promise<ClusterRead> {
+    const id = connection.metadata.name;
+    try {
+      const writer = await this.#writer(connection, signal);
+      const flag = await writer.read<FeatureFlagResource>(
+        { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: flagRef },
+        { signal },
+      );
+      if (flag === undefined)
+        return { observation: { reachable: true, flag: undefined, workloads: [] }, flag };
+      const workloads = await Promise.all(
+        (flag.status?.targets ?? []).map((target) =>
+          this.#workload(writer, flagRef.namespace, target.kind, target.name, signal),
+        ),
+      );
+      const { spec, metadata, status } = flag;
+      return {
+        observation: {
+          reachable: true,
+          flag: {
+            spec,
+            generation: metadata.generation ?? 0,
+            observedGeneration: status?.observedGeneration,
+            phase: status?.phase,
+            message: status?.message,
+          },
+          workloads: workloads.flatMap((w) => w ?? []),
+        },
+        flag,
+      };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.#forgetOnAuthFailure(id, error);
+      const message = error instanceof Error ? error.message : String(error);
+      return { observation: { reachable: false, message }, flag: undefined };
+    }
+  }
+
+  /**
+   * Writes a target over the flag as it was read: a JSON patch whose resourceVersion test makes a
+   * change made since then a 409 (the next round reads again), never a lost edit.
+   */
+  async write(
+    connection: ClusterConnectionResource,
+    flag: FeatureFlagResource,
+    target: FieldTarget,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const operations: JsonPatchOperation[] = [
+      ...Object.entries(target.set).map(([field, value]): JsonPatchOperation => ({
+        op: "add",
+        path: `/spec/${field}`,
+        value,
+      })),
+      ...target.remove
+        .filter((field) => flag.spec[field] !== undefined)
+        .map((field): JsonPatchOperation => ({ op: "remove", path: `/spec/${field}` })),
+    ];
+    const writer = await this.#writer(connection, signal);
+    this.#options.onWrite();
+    await writer.patch(
+      { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: flag.metadata },
+      flag.metadata.resourceVersion ?? "",
+      operations,
+      { signal },
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#writers.values()].map(({ writer }) => writer.close()));
+    this.#writers.clear();
+  }
+
+  async #workload(
+    writer: ObjectWriter,
+    namespace: string,
+    kind: WorkloadKind,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<ObservedWorkload | undefined> {
+    const object = await writer.read<
+      WorkloadStatusObject & { spec?: { selector?: { matchLabels?: Record<string, string> } } }
+    >({ apiVersion: "apps/v1", kind, metadata: { namespace, name } }, { signal });
+    if (object === undefined) return undefined;
+    const labels = Object.entries(object.spec?.selector?.matchLabels ?? {});
+    // A selector of expressions only is not read: listing by no labels would read every pod.
+    const pods =
+      labels.length === 0
+        ? []
+        : await writer.list<PodObject>(
+            "v1",
+            "Pod",
+            namespace,
+            labels.map(([key, value]) => `${key}=${value}`).join(","),
+            { signal },
+          );
+    return observeWorkload(kind, object, pods);
+  }
+
+  async #writer(connection: ClusterConnectionResource, signal: AbortSignal): Promise<ObjectWriter> {
+    const { hubWriter, localClusterId, systemNamespace, requestTimeoutMs } = this.#options;
+    const id = connection.metadata.name;
+    if (id === localClusterId && connection.spec.credentialRef === undefined) return hubWriter;
+    const version = connection.metadata.resourceVersion;
+    const cached = this.#writers.get(id);
+    if (cached !== undefined && cached.version === version) return cached.writer;
+    const ref = connection.spec.credentialRef;
+    const secret =
+      ref === undefined
+        ? undefined
+        : await hubWriter.read<SecretJson>(
+            { apiVersion: "v1", kind: "Secret", metadata: { namespace: systemNamespace, name: ref.name } },
+            { signal },
+          );
+    const credentials = clusterCredentials(connection, secret);
+    if (!credentials.ok) throw new Error(credentials.message);
+    await cached?.writer.close();
+    const writer = new ObjectWriter(credentials.kubeConfig, { timeoutMs: requestTimeoutMs });
+    this.#writers.set(id, { version, writer });
+    return writer;
+  }
+
+  /** Credentials refused: the Secret may have been rotated; the next round reads it again. */
+  #forgetOnAuthFailure(id: string, error: unknown): void {
+    if (!(error instanceof HttpStatusError) || (error.status !== 401 && error.status !== 403)) return;
+    const cached = this.#writers.get(id);
+    this.#writers.delete(id);
+    void cached?.writer.close();
+  }
+}
