@@ -69,6 +69,9 @@ export function objectPath(ref: ObjectReference): string {
   return `${collectionPath(ref.apiVersion, ref.kind, metadata.namespace)}/${encodeURIComponent(metadata.name)}`;
 }
 
+/** The API server's whole message for a JSON patch it cannot apply (a failed test operation). */
+const UNAPPLICABLE_PATCH = "the server rejected our request due to an error in our request";
+
 /** One operation of a JSON patch (RFC 6902) as svc uses them. */
 export type JsonPatchOperation =
   { op: "add" | "replace"; path: string; value: unknown } | { op: "remove"; path: string };
@@ -134,13 +137,14 @@ export class ObjectWriter {
         options.signal,
       )) as T;
     } catch (error) {
-      // A failed test operation is the API server's 422: the object changed since it was read.
+      // A patch that cannot be applied (its resourceVersion test failed: the object changed
+      // since it was read) is the API server's bare 422; a value the schema refuses names it.
       if (
         error instanceof HttpStatusError &&
         error.status === 422 &&
-        error.message.includes("test operation")
+        error.message.endsWith(UNAPPLICABLE_PATCH)
       )
-        throw new HttpStatusError(409, error.message, "Conflict");
+        throw new HttpStatusError(409, `${error.message}: changed since it was read`, "Conflict");
       throw error;
     }
   }

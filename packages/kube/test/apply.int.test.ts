@@ -132,3 +132,30 @@ describe("ObjectWriter.apply", () => {
     expect(await writer.read(ref)).toBeUndefined();
   });
 });
+
+describe("ObjectWriter.patch", () => {
+  it("sets and removes fields only when the object is still at the resourceVersion read, else 409", async () => {
+    const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "patched", namespace: ns } };
+    const created = await writer.apply<{ metadata: { resourceVersion: string } }>(
+      { ...ref, data: { keep: "1", drop: "2" } },
+      { force: true },
+    );
+    const patched = await writer.patch<{
+      data: Record<string, string>;
+      metadata: { resourceVersion: string };
+    }>(ref, created.metadata.resourceVersion, [
+      { op: "add", path: "/data/new", value: "3" },
+      { op: "remove", path: "/data/drop" },
+    ]);
+    expect(patched.data).toEqual({ keep: "1", new: "3" });
+    expect(writes).toContain("patch ConfigMap/patched");
+    // A patch from the older read: refused as a conflict, the object unchanged.
+    const stale = writer.patch(ref, created.metadata.resourceVersion, [
+      { op: "add", path: "/data/keep", value: "x" },
+    ]);
+    await expect(stale).rejects.toMatchObject({ status: 409 });
+    expect(await writer.read<{ data: Record<string, string> }>(ref)).toMatchObject({
+      data: { keep: "1", new: "3" },
+    });
+  });
+});
