@@ -236,6 +236,60 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
     expect(binding?.subjects).toEqual([{ kind: "ServiceAccount", name: "default", namespace: workloads }]);
   });
 
+  it("runs a FlagRollout made through the API to its end: plan, flag write, workload and pod reads, status, Events", async () => {
+    const token = await login();
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${apiUrl}/api/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { "content-type": "application/json" } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const flag = await call("POST", "/flags", {
+      name: "rbac-plan",
+      namespace: workloads,
+      clusterId: "local",
+      type: "string",
+      defaultValue: "on",
+      description: "",
+      delivery: { envVar: { selector: { matchLabels: { app: "web" } } } },
+    });
+    expect(flag.status, await flag.clone().text()).toBe(201);
+    const created = await call("POST", "/rollouts", {
+      name: "rbac-plan",
+      flag: { namespace: workloads, name: "rbac-plan" },
+      change: { defaultValue: "off" },
+      waves: [{ clusters: ["local"], bakeSeconds: 1 }],
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    type View = {
+      status: {
+        phase?: string;
+        waves?: { clusters: { workloads?: { name: string; health: string }[] }[] }[];
+      };
+    };
+    const plan = await eventually(
+      async () => (await (await call("GET", "/rollouts/rbac-plan")).json()) as View,
+      (view) => ["Succeeded", "RolledBack", "Failed"].includes(view.status.phase ?? ""),
+      "plan rbac-plan finished",
+    );
+    expect(plan.status.phase).toBe("Succeeded");
+    // The gate read the Deployment and its pods (by its selector) with the operator's RBAC.
+    expect(plan.status.waves?.[0]?.clusters[0]?.workloads).toEqual([
+      expect.objectContaining({ name: "web", health: "Healthy" }),
+    ]);
+    const env = (
+      await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: workloads, name: "web" })
+    ).spec?.template.spec?.containers[0]?.env;
+    expect(env).toContainEqual({ name: "FLAG_RBAC_PLAN", value: "off" });
+    const events = await kc.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace });
+    expect(events.items.some((e) => e.involvedObject.name === "rbac-plan" && e.reason === "Succeeded")).toBe(
+      true,
+    );
+  });
+
   it("registers a cluster (its credentials Secret and ClusterConnection) and removes it", async () => {
     const token = await login();
     // The same control plane as a second cluster, watching only an empty namespace.

@@ -14,6 +14,7 @@ import { flagRoutes } from "./flags/routes.ts";
 import { evaluateRoutes } from "./flags/evaluate.ts";
 import { flagdFileRoutes } from "./flags/flagd-file.ts";
 import { workloadRoutes } from "./workloads/routes.ts";
+import { rolloutRoutes } from "./rollouts/routes.ts";
 import type { ApiContext } from "./context.ts";
 import { installAuth } from "./http/auth-hook.ts";
 import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
@@ -142,6 +143,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   await app.register(clusterRoutes(context));
   await app.register(workloadRoutes(context));
   await app.register(webhookRoutes(context));
+  await app.register(rolloutRoutes(context));
   await app.register(openApiRoutes);
 
   const metricsApp = metricsServer(context.metrics, timeouts);

@@ -67,6 +67,35 @@ export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
     audit: { resource: "flag", action: "toggle" },
   },
 
+  // FlagRollout plans (docs/api.md "Rollouts"): a change applied wave by wave across clusters.
+  "GET /api/v1/rollouts": { access: ANY_ROLE },
+  "POST /api/v1/rollouts": { access: WRITERS, audit: { resource: "rollout", action: "create" } },
+  "GET /api/v1/rollouts/{name}": { access: ANY_ROLE },
+  "DELETE /api/v1/rollouts/{name}": { access: WRITERS, audit: { resource: "rollout", action: "delete" } },
+  "POST /api/v1/rollouts/{name}/pause": { access: WRITERS, audit: { resource: "rollout", action: "pause" } },
+  "POST /api/v1/rollouts/{name}/resume": {
+    access: WRITERS,
+    audit: { resource: "rollout", action: "resume" },
+  },
+  "POST /api/v1/rollouts/{name}/abort": { access: WRITERS, audit: { resource: "rollout", action: "abort" } },
+  "POST /api/v1/rollouts/{name}/skip-bake": {
+    access: WRITERS,
+    audit: { resource: "rollout", action: "skip_bake" },
+  },
+  "POST /api/v1/rollouts/{name}/approve": {
+    access: WRITERS,
+    audit: { resource: "rollout", action: "approve" },
+  },
+  "POST /api/v1/rollouts/{name}/reject": {
+    access: WRITERS,
+    audit: { resource: "rollout", action: "reject" },
+  },
+  // A plan whose change is a flag's fields in one cluster (its source), for the waves given.
+  "POST /api/v1/flags/{namespace}/{name}/promote": {
+    access: WRITERS,
+    audit: { resource: "rollout", action: "promote" },
+  },
+
   "GET /api/v1/clusters": { access: ANY_ROLE },
   "POST /api/v1/clusters": { access: ADMIN, audit: { resource: "cluster", action: "create" } },
   "GET /api/v1/clusters/{id}": { access: ANY_ROLE },

@@ -1,5 +1,5 @@
 /** Audit vocabulary (DESIGN.md §4 Audit): what kind of thing a request acts on, and how. */
-export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session", "webhook"] as const;
+export const AUDIT_RESOURCES = ["flag", "user", "cluster", "session", "webhook", "rollout"] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 export const AUDIT_ACTIONS = [
   "create",
@@ -10,5 +10,13 @@ export const AUDIT_ACTIONS = [
   "login_failed",
   "logout",
   "test",
+  // A FlagRollout plan's life (docs/api.md "Rollouts").
+  "promote",
+  "approve",
+  "reject",
+  "pause",
+  "resume",
+  "abort",
+  "skip_bake",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

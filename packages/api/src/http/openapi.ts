@@ -15,6 +15,7 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   "415": "Body is not application/json",
   "429": "Too many failed logins (Retry-After)",
   "500": "Internal error",
+  "502": "A cluster could not be reached, or refused svc's credentials (the message names it)",
   "503": "Too many passwords being hashed, or the server is shutting down (Retry-After)",
 };
 

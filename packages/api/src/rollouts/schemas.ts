@@ -1,0 +1,103 @@
+// The REST shapes of FlagRollout plans (docs/api.md "Rollouts"), built from core's one schema of
+// the resource, so that the body the API takes is the spec the CRD stores.
+import {
+  dns1123Label,
+  DNS1123_LABEL,
+  DNS1123_LABEL_MAX,
+  FlagRolloutSpec,
+  FlagRolloutStatus,
+  ROLLOUT_PHASES,
+} from "@svc/core";
+import Type from "typebox";
+import { ListOf, PAGING_QUERY } from "../http/list-reply.ts";
+
+const planName = dns1123Label("The plan's name. Default: the flag's name and 5 random characters.");
+
+/** POST /api/v1/rollouts: a FlagRollout spec, and the plan's name if the client picks it. */
+export const RolloutCreateBody = Type.Object(
+  { name: Type.Optional(planName), ...FlagRolloutSpec.properties },
+  { additionalProperties: false },
+);
+export type RolloutCreateBody = Type.Static<typeof RolloutCreateBody>;
+
+const spec = FlagRolloutSpec.properties;
+
+/** POST /api/v1/flags/{namespace}/{name}/promote: the waves; the change is the source flag's. */
+export const PromoteBody = Type.Object(
+  {
+    name: Type.Optional(planName),
+    waves: spec.waves,
+    startAt: spec.startAt,
+    progressDeadlineSeconds: spec.progressDeadlineSeconds,
+  },
+  { additionalProperties: false },
+);
+export type PromoteBody = Type.Static<typeof PromoteBody>;
+
+export const PromoteQuery = Type.Object(
+  {
+    clusterId: Type.String({
+      maxLength: 63,
+      description: "The cluster whose flag is promoted (the source).",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** POST /api/v1/rollouts/{name}/approve and /reject. */
+export const ApprovalBody = Type.Object(
+  { comment: Type.Optional(Type.String({ maxLength: 1024, description: "Why; shown with the decision." })) },
+  { additionalProperties: false },
+);
+export type ApprovalBody = Type.Static<typeof ApprovalBody>;
+
+export const RolloutParams = Type.Object(
+  {
+    name: Type.String({
+      maxLength: DNS1123_LABEL_MAX,
+      pattern: DNS1123_LABEL,
+      errorMessage: "must be a plan's name (a DNS-1123 label)",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RolloutParams = Type.Static<typeof RolloutParams>;
+
+export const RolloutListQuery = Type.Object(
+  {
+    flag: Type.Optional(
+      Type.String({
+        maxLength: 127,
+        pattern: "^[^/]+/[^/]+$",
+        errorMessage: "must be <namespace>/<name>",
+        description: "Only the plans of this flag, as <namespace>/<name>.",
+      }),
+    ),
+    phase: Type.Optional(
+      Type.Enum([...ROLLOUT_PHASES], {
+        description: "Only the plans in this phase (Pending: also those the operator has not picked up yet).",
+      }),
+    ),
+    ...PAGING_QUERY,
+  },
+  { additionalProperties: false },
+);
+export type RolloutListQuery = Type.Static<typeof RolloutListQuery>;
+
+/** A plan as the API shows it: what was asked (spec) and how far the operator got (status). */
+export const RolloutView = Type.Object(
+  {
+    name: Type.String(),
+    author: Type.String({
+      description: "The user who created the plan through the API; empty for a plan made otherwise.",
+    }),
+    createdAt: Type.String({ format: "date-time" }),
+    spec: FlagRolloutSpec,
+    // Written by the operator ({} until it picks the plan up), but for approval (the API's).
+    status: FlagRolloutStatus,
+  },
+  { additionalProperties: false },
+);
+export type RolloutView = Type.Static<typeof RolloutView>;
+
+export const RolloutList = ListOf(RolloutView);
