@@ -229,7 +229,8 @@ try {
     namespace: namespaces[0] ?? "",
     app: workloads[0]?.name ?? "",
   });
-  log(`replicas measured; the API now`);
+  // Printed now: a later part that fails must not take these figures with it.
+  log(`replicas measured: ${JSON.stringify(replicas)}; the API now`);
 
   // (c) The API, with the operator stopped (100,000 flags would be its work, not the API's).
   for (const t of trackers) t.stop();
