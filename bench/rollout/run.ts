@@ -11,7 +11,6 @@
 // passes as soon as wave 0's change is delivered: what is measured is the operator's own path
 // (status recorded, next cluster read, flag patched) plus the watch's delivery. Prints a
 // Markdown table for bench/RESULTS.md.
-import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig } from "@kubernetes/client-node";
 import {
@@ -24,7 +23,7 @@ import {
   type FlagRolloutResource,
 } from "@svc/core";
 import { installCrds, waitFor } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane } from "@svc/kube/testing";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";
 
@@ -78,30 +77,7 @@ try {
     plural: CLUSTER_CONNECTION.plural,
     body: { ...local, spec: { ...local.spec, namespaces: [NS] } },
   });
-  await hubCore.createNamespacedSecret({
-    namespace: SYSTEM,
-    body: {
-      metadata: { name: "east" },
-      stringData: { kubeconfig: await readFile(east.kubeconfigPath, "utf8") },
-    },
-  });
-  await hubObjects.createNamespacedCustomObject({
-    ...group,
-    namespace: SYSTEM,
-    plural: CLUSTER_CONNECTION.plural,
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: CLUSTER_CONNECTION.kind,
-      metadata: { name: "east" },
-      spec: {
-        displayName: "East",
-        apiServer: east.server,
-        authMethod: "kubeconfig",
-        credentialRef: { name: "east", key: "kubeconfig" },
-        namespaces: [NS],
-      },
-    },
-  });
+  await registerControlPlane(hubKc, east, { id: "east", systemNamespace: SYSTEM, namespaces: [NS] });
   const flag = (name: string) => ({
     apiVersion: API_GROUP_VERSION,
     kind: FEATURE_FLAG.kind,

@@ -4,20 +4,18 @@
 // wave 1's cluster; a good value goes through both waves. Each plan survives its operator being
 // killed (SIGKILL, no hand-over) once mid-plan: the next one resumes from the plan's status.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import {
   API_GROUP,
   API_GROUP_VERSION,
-  CLUSTER_CONNECTION,
   FLAG_ROLLOUT,
   type FeatureFlagResource,
   type FlagRolloutResource,
   type FlagRolloutSpec,
 } from "@svc/core";
 import { installCrds } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import {
   flagClient,
@@ -111,30 +109,10 @@ describeOnNode("FlagRollouts on a real node, across two clusters", () => {
     scope = await operatorScope(hub, "node-rollout", [ns]);
     await remoteKc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
     await installCrds(remoteKc);
-    await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
-      namespace: scope.systemNamespace,
-      body: {
-        metadata: { name: "svc-cluster-east" },
-        stringData: { kubeconfig: await readFile(remote.kubeconfigPath, "utf8") },
-      },
-    });
-    await custom.createNamespacedCustomObject({
-      group: API_GROUP,
-      version: "v1alpha1",
-      namespace: scope.systemNamespace,
-      plural: CLUSTER_CONNECTION.plural,
-      body: {
-        apiVersion: API_GROUP_VERSION,
-        kind: CLUSTER_CONNECTION.kind,
-        metadata: { name: "east" },
-        spec: {
-          displayName: "East",
-          apiServer: remote.server,
-          authMethod: "kubeconfig",
-          credentialRef: { name: "svc-cluster-east", key: "kubeconfig" },
-          namespaces: [ns],
-        },
-      },
+    await registerControlPlane(hub, remote, {
+      id: "east",
+      systemNamespace: scope.systemNamespace,
+      namespaces: [ns],
     });
     // The flags exist in both clusters; only the hub runs the app (east has no node).
     for (const kc of [hub, remoteKc]) {

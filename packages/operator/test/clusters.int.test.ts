@@ -14,7 +14,7 @@ import {
   type V1PolicyRule,
 } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, CLUSTER_CONNECTION, type ClusterConnectionStatus } from "@svc/core";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";
@@ -66,24 +66,11 @@ beforeAll(async () => {
   await remoteKc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: ns } } });
   await createWorkloads(hub, ns, [{ kind: "Deployment", name: "web", labels: { app: "web" } }]);
   await createWorkloads(remoteKc, ns, [{ kind: "Deployment", name: "web", labels: { app: "web" } }]);
-  await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
-    namespace: scope.systemNamespace,
-    body: { metadata: { name: "svc-cluster-east" }, stringData: { kubeconfig: remoteKubeconfig } },
-  });
-  await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    ...connections(),
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: CLUSTER_CONNECTION.kind,
-      metadata: { name: "east" },
-      spec: {
-        displayName: "East",
-        apiServer: remote.server,
-        authMethod: "kubeconfig",
-        credentialRef: { name: "svc-cluster-east", key: "kubeconfig" },
-        namespaces: [ns],
-      },
-    },
+  await registerControlPlane(hub, remote, {
+    id: "east",
+    displayName: "East",
+    systemNamespace: scope.systemNamespace,
+    namespaces: [ns],
   });
   operator = await startOperator(scope);
 }, 240_000);

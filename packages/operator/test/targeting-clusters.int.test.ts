@@ -1,10 +1,8 @@
 // One targeted flag, two real clusters: the operator evaluates the flag's rule for each
 // workload with the workload's cluster (its id, and its ClusterConnection's labels), so the
 // same definition delivers a different value to the same Deployment in each cluster.
-import { readFile } from "node:fs/promises";
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, CLUSTER_CONNECTION } from "@svc/core";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { AppsV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";
@@ -49,31 +47,12 @@ beforeAll(async () => {
   for (const kc of [hub, remoteKc]) {
     await createWorkloads(kc, ns, [{ kind: "Deployment", name: "web", labels: { app: "web" } }]);
   }
-  await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
-    namespace: scope.systemNamespace,
-    body: {
-      metadata: { name: "svc-cluster-east" },
-      stringData: { kubeconfig: await readFile(remote.kubeconfigPath, "utf8") },
-    },
-  });
-  await hub.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: API_GROUP,
-    version: "v1alpha1",
-    namespace: scope.systemNamespace,
-    plural: CLUSTER_CONNECTION.plural,
-    body: {
-      apiVersion: API_GROUP_VERSION,
-      kind: CLUSTER_CONNECTION.kind,
-      metadata: { name: "east" },
-      spec: {
-        displayName: "East",
-        apiServer: remote.server,
-        authMethod: "kubeconfig",
-        credentialRef: { name: "svc-cluster-east", key: "kubeconfig" },
-        namespaces: [ns],
-        labels: { region: "eu" },
-      },
-    },
+  await registerControlPlane(hub, remote, {
+    id: "east",
+    displayName: "East",
+    systemNamespace: scope.systemNamespace,
+    namespaces: [ns],
+    labels: { region: "eu" },
   });
   operator = await startOperator(scope);
 }, 240_000);

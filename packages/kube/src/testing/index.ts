@@ -4,6 +4,7 @@
 export * from "./child-process.ts";
 export * from "./local-control-plane.ts";
 export * from "./local-node.ts";
+export * from "./register-cluster.ts";
 export { POD_NETWORK } from "./node-host.ts";
 export { describeFailures } from "./leftovers.ts";
 export { markOwner, reclaimStale } from "./reclaim.ts";
