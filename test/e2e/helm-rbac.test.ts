@@ -288,6 +288,17 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
     expect(events.items.some((e) => e.involvedObject.name === "rbac-plan" && e.reason === "Succeeded")).toBe(
       true,
     );
+    // The API watched the plan (its RBAC) and audited the operator's steps.
+    const audited = await eventually(
+      async () =>
+        (await (await call("GET", "/audit?resource=rollout&action=step&resourceName=rbac-plan")).json()) as {
+          actor: string;
+          details: { step: string };
+        }[],
+      (rows) => rows.some((e) => e.details.step === "Succeeded"),
+      "the plan's steps in the audit log",
+    );
+    expect(audited.every((e) => e.actor === "svc-operator")).toBe(true);
   });
 
   it("registers a cluster (its credentials Secret and ClusterConnection) and removes it", async () => {

@@ -15,6 +15,7 @@ import { evaluateRoutes } from "./flags/evaluate.ts";
 import { flagdFileRoutes } from "./flags/flagd-file.ts";
 import { workloadRoutes } from "./workloads/routes.ts";
 import { rolloutRoutes } from "./rollouts/routes.ts";
+import { RolloutStepRecorder } from "./rollouts/steps.ts";
 import type { ApiContext } from "./context.ts";
 import { installAuth } from "./http/auth-hook.ts";
 import { installErrorHandling, typeboxValidatorCompiler } from "./http/errors.ts";
@@ -48,6 +49,8 @@ const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 export interface ApiServer {
   app: FastifyInstance;
   context: ApiContext;
+  /** Records the operator's FlagRollout steps in the audit log; undefined without Kubernetes. */
+  rolloutSteps: RolloutStepRecorder | undefined;
   /** Listens on the configured API and metrics ports; returns their base URLs. */
   listen: () => Promise<{ url: string; metricsUrl: string }>;
   /** Graceful: stops accepting, lets in-flight requests finish, then closes the database. */
@@ -168,9 +171,21 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     }
   };
 
+  const rolloutSteps =
+    context.clusters === undefined
+      ? undefined
+      : new RolloutStepRecorder({
+          clusters: context.clusters,
+          localClusterId: config.clusterId,
+          systemNamespace: config.systemNamespace,
+          audit: context.audit,
+          log: app.log,
+        });
+
   return {
     app,
     context,
+    rolloutSteps,
     async listen() {
       await enforceRetention();
       timers.push(
@@ -183,11 +198,13 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
       const url = await app.listen({ host: config.host, port: config.port });
       const metricsUrl = await metricsApp.listen({ host: config.metricsHost, port: config.metricsPort });
       outbox.start();
+      rolloutSteps?.start();
       return { url, metricsUrl };
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
       await outbox.stop();
+      await rolloutSteps?.stop();
       await app.close();
       await metricsApp.close();
       await store.close();

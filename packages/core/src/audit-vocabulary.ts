@@ -18,5 +18,7 @@ export const AUDIT_ACTIONS = [
   "resume",
   "abort",
   "skip_bake",
+  // A step the operator took on a plan (recorded from the plan's status; actor svc-operator).
+  "step",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

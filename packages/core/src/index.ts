@@ -40,3 +40,4 @@ export * from "./flag-rollout.ts";
 export * from "./rollout-health.ts";
 export * from "./rollout-waves.ts";
 export * from "./rollout-plan.ts";
+export * from "./rollout-audit.ts";

@@ -26,22 +26,23 @@ export async function insertAuditEvent(
   db: Kysely<Tables> | Transaction<Tables>,
   event: NewAuditEvent,
 ): Promise<void> {
-  await db
-    .insertInto("audit_events")
-    .values({
-      timestamp: event.timestamp,
-      actor: event.actor,
-      actor_role: event.actorRole,
-      action: event.action,
-      resource: event.resource,
-      resource_name: event.resourceName,
-      namespace: event.namespace,
-      cluster: event.cluster,
-      outcome: event.outcome,
-      source_ip: event.sourceIp,
-      details: JSON.stringify(event.details),
-    })
-    .execute();
+  await db.insertInto("audit_events").values(auditRow(event)).execute();
+}
+
+function auditRow(event: NewAuditEvent) {
+  return {
+    timestamp: event.timestamp,
+    actor: event.actor,
+    actor_role: event.actorRole,
+    action: event.action,
+    resource: event.resource,
+    resource_name: event.resourceName,
+    namespace: event.namespace,
+    cluster: event.cluster,
+    outcome: event.outcome,
+    source_ip: event.sourceIp,
+    details: JSON.stringify(event.details),
+  };
 }
 
 export class AuditRepo {
@@ -53,6 +54,15 @@ export class AuditRepo {
 
   async append(event: NewAuditEvent): Promise<void> {
     await insertAuditEvent(this.#store.db, event);
+  }
+
+  /** Records an event that other replicas may record too: the one with its key already there wins. */
+  async appendOnce(event: NewAuditEvent, key: string): Promise<void> {
+    await this.#store.db
+      .insertInto("audit_events")
+      .values({ ...auditRow(event), event_key: key })
+      .onConflict((conflict) => conflict.column("event_key").doNothing())
+      .execute();
   }
 
   /** The events the query's filters select, unordered; a page's key bounds them when given. */

@@ -41,6 +41,8 @@ export interface AuditEventsTable {
   source_ip: string;
   /** JSON text. */
   details: string;
+  /** Set on an event several replicas record (unique): null otherwise. */
+  event_key?: string | null;
 }
 
 /** An admin's outbound webhook (docs/webhooks.md). */

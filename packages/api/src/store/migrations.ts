@@ -122,5 +122,18 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
         await db.schema.alterTable("webhooks").addColumn("resumed_at", "text").execute();
       },
     },
+    // An event recorded by every API replica that sees it (a FlagRollout's steps, docs/safe-changes.md)
+    // carries a key naming it for good: the unique index keeps one row. Null for the others.
+    "0007_audit_event_keys": {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable("audit_events").addColumn("event_key", "text").execute();
+        await db.schema
+          .createIndex("audit_events_key")
+          .on("audit_events")
+          .column("event_key")
+          .unique()
+          .execute();
+      },
+    },
   };
 }
