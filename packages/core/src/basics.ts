@@ -170,3 +170,30 @@ export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** A webhook's body: the event as JSON, or Slack's `{"text"}`. */
 export const WEBHOOK_FORMATS = ["json", "slack"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** A FlagRollout's phases (docs/safe-changes.md), here so that the dashboard shares them. */
+export const ROLLOUT_PHASES = [
+  "Pending",
+  "AwaitingApproval",
+  "Scheduled",
+  "Progressing",
+  "Paused",
+  "RollingBack",
+  "Succeeded",
+  "RolledBack",
+  "Rejected",
+  "Failed",
+] as const;
+export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
+/** Phases a plan never leaves. */
+export const FINISHED_ROLLOUT_PHASES: readonly RolloutPhase[] = [
+  "Succeeded",
+  "RolledBack",
+  "Rejected",
+  "Failed",
+];
+
+export const WAVE_PHASES = ["Pending", "Applying", "Baking", "Succeeded", "Failed", "RolledBack"] as const;
+export type WavePhase = (typeof WAVE_PHASES)[number];
+export const WORKLOAD_HEALTH = ["Healthy", "Progressing", "Unhealthy"] as const;
+export type WorkloadHealthState = (typeof WORKLOAD_HEALTH)[number];

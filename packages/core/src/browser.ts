@@ -14,3 +14,13 @@ export type { ClusterView } from "./cluster-view.ts";
 export type { ClusterRegistrationBody } from "./cluster-registration.ts";
 export type { DiscoveredWorkload, WorkloadDetail } from "./workload-view.ts";
 export type { PreviewEntry } from "./preview.ts";
+export type {
+  Approval,
+  FlagRolloutSpec,
+  FlagRolloutStatus,
+  RolloutChange,
+  RolloutCluster,
+  RolloutWave,
+  RolloutWorkload,
+  Wave,
+} from "./flag-rollout.ts";

@@ -4,6 +4,15 @@
 import Type from "typebox";
 import { FeatureFlagSpec, type FeatureFlagSpec as FlagSpec } from "./flag.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX, isLabelKey } from "./names.ts";
+import {
+  FINISHED_ROLLOUT_PHASES,
+  ROLLOUT_PHASES,
+  WAVE_PHASES,
+  WORKLOAD_HEALTH,
+  type RolloutPhase,
+  type WavePhase,
+  type WorkloadHealthState,
+} from "./basics.ts";
 import type { ObjectMeta } from "./object-meta.ts";
 import { Conditions, dns1123Label, labelMap } from "./schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
@@ -146,31 +155,15 @@ export const FlagRolloutSpec = Type.Object(
 );
 export type FlagRolloutSpec = Type.Static<typeof FlagRolloutSpec>;
 
-export const ROLLOUT_PHASES = [
-  "Pending",
-  "AwaitingApproval",
-  "Scheduled",
-  "Progressing",
-  "Paused",
-  "RollingBack",
-  "Succeeded",
-  "RolledBack",
-  "Rejected",
-  "Failed",
-] as const;
-export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
-/** Phases a plan never leaves. */
-export const FINISHED_ROLLOUT_PHASES: readonly RolloutPhase[] = [
-  "Succeeded",
-  "RolledBack",
-  "Rejected",
-  "Failed",
-];
-
-export const WAVE_PHASES = ["Pending", "Applying", "Baking", "Succeeded", "Failed", "RolledBack"] as const;
-export type WavePhase = (typeof WAVE_PHASES)[number];
-export const WORKLOAD_HEALTH = ["Healthy", "Progressing", "Unhealthy"] as const;
-export type WorkloadHealthState = (typeof WORKLOAD_HEALTH)[number];
+export {
+  FINISHED_ROLLOUT_PHASES,
+  ROLLOUT_PHASES,
+  WAVE_PHASES,
+  WORKLOAD_HEALTH,
+  type RolloutPhase,
+  type WavePhase,
+  type WorkloadHealthState,
+};
 
 const Time = Type.String({ format: "date-time" });
 

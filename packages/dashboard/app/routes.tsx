@@ -4,6 +4,7 @@ import { auditRoutes } from "./audit/routes.tsx";
 import { clusterRoutes } from "./clusters/routes.tsx";
 import { flagRoutes } from "./flags/routes.tsx";
 import { Shell } from "./layout/Shell.tsx";
+import { rolloutRoutes } from "./rollouts/routes.tsx";
 import { LoginPage } from "./session/LoginPage.tsx";
 import { SsoPage } from "./session/SsoPage.tsx";
 import { RequireSession } from "./session/RequireSession.tsx";
@@ -40,6 +41,7 @@ export const router = createBrowserRouter([
         children: [
           { index: true, element: <Navigate to="/flags" replace /> },
           ...flagRoutes,
+          ...rolloutRoutes,
           ...clusterRoutes,
           ...auditRoutes,
           ...userRoutes,

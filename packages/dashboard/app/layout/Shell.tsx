@@ -7,6 +7,7 @@ import { useTheme } from "./theme.ts";
 
 const SECTIONS: readonly { to: string; label: string; route?: string }[] = [
   { to: "/flags", label: "Flags" },
+  { to: "/rollouts", label: "Rollouts" },
   { to: "/clusters", label: "Clusters" },
   { to: "/audit", label: "Audit log" },
   { to: "/users", label: "Users" },
