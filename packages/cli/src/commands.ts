@@ -52,7 +52,7 @@ export const commands: Record<string, Command> = {
   },
   flags: {
     summary:
-      "manage flags through the REST API: login, list, get, create, set, toggle, delete, apply, diff, import, export",
+      "manage flags through the REST API: login, list, get, create, set, toggle, delete, apply, diff, import, export, promote, rollout",
     options: "own",
     settings: async () => ({
       uses: settingsOf((await import("./flags/connection.ts")).parseCliSettings),

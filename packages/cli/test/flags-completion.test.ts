@@ -36,6 +36,27 @@ describe("bash completion", () => {
     expect(complete(["svc", "flags", "completion", ""])).toEqual(["bash", "zsh"]);
   });
 
+  it("completes the plan verbs after rollout, then their options and values", () => {
+    expect(complete(["svc", "flags", "r"])).toEqual(["rollout"]);
+    expect(complete(["svc", "flags", "p"])).toEqual(["promote"]);
+    expect(complete(["svc", "flags", "rollout", "re"])).toEqual(["resume", "reject"]);
+    expect(complete(["svc", "flags", "rollout", "create", "shop/a", "--w"])).toEqual(["--wave"]);
+    expect(complete(["svc", "flags", "rollout", "create", "shop/a", "--enabled", ""])).toEqual([
+      "true",
+      "false",
+    ]);
+    expect(complete(["svc", "flags", "rollout", "list", "--phase", "R"])).toEqual([
+      "RollingBack",
+      "RolledBack",
+      "Rejected",
+    ]);
+    expect(complete(["svc", "flags", "rollout", "approve", "p", "--c"])).toEqual(["--comment"]);
+    expect(complete(["svc", "flags", "rollout", "create", "-f", "flags-completion.test"])).toEqual([
+      "flags-completion.test.ts",
+    ]);
+    expect(complete(["svc", "flags", "promote", "shop/a", "--f"])).toEqual(["--from"]);
+  });
+
   it("zsh loads the same function through bashcompinit", () => {
     expect(zshCompletion(["flags"])).toContain("bashcompinit");
     expect(zshCompletion(["flags"])).toContain("complete -F _svc_complete svc");

@@ -2,7 +2,7 @@
 // named by its option (the shell turns any into exit 2).
 import { describe, expect, it } from "vitest";
 import { parseLabels, parseVerbCommand } from "../src/flags/parse.ts";
-import { flagsUsage, VERBS, verbHelp } from "../src/flags/verbs.ts";
+import { flagsUsage, rolloutUsage, VERBS, verbHelp } from "../src/flags/verbs.ts";
 
 const errorsOf = (args: string[]) => {
   const parsed = parseVerbCommand(args);
@@ -100,12 +100,15 @@ describe("parseVerbCommand", () => {
 
   it("answers --help on every verb with its options and the exit codes", () => {
     for (const verb of Object.keys(VERBS) as (keyof typeof VERBS)[]) {
-      const parsed = parseVerbCommand([verb, "shop/a", "--help"]);
+      // `rollout create` is two words on the command line.
+      const parsed = parseVerbCommand([...verb.split(" "), "shop/a", "--help"]);
       expect(parsed).toEqual({ kind: "help", text: verbHelp(verb) });
       expect(verbHelp(verb)).toContain(`usage: svc flags ${verb}`);
       expect(verbHelp(verb)).toContain("exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict");
       for (const option of VERBS[verb].options) expect(verbHelp(verb)).toContain(option.name);
-      expect(flagsUsage()).toContain(`  ${verb} `);
+      const [group, word] = verb.split(" ");
+      expect(flagsUsage()).toContain(`  ${group ?? verb} `);
+      if (word !== undefined) expect(rolloutUsage()).toContain(`  ${word} `);
     }
   });
 });

@@ -15,7 +15,9 @@ export async function apiRequest<T>(
   method: string,
   path: string,
   body?: unknown,
+  signal?: AbortSignal,
 ): Promise<T> {
+  const timeout = AbortSignal.timeout(120_000);
   const response = await fetch(`${connection.server}${path}`, {
     method,
     headers: {
@@ -23,7 +25,8 @@ export async function apiRequest<T>(
       ...(body === undefined ? {} : { "content-type": "application/json" }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(120_000),
+    // A watch ends its request in flight when it is stopped (Ctrl-C).
+    signal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
   });
   const text = await response.text();
   let json: unknown;
@@ -57,4 +60,11 @@ export class ExitError extends Error {
     super(message);
     this.code = code;
   }
+}
+
+/** Why a call failed, in one line: fetch's own message is "fetch failed", its cause says why. */
+export function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+  return cause === "" || message.includes(cause) ? message : `${message}: ${cause}`;
 }

@@ -1,7 +1,8 @@
 // `svc flags completion bash|zsh` (pure: unit-tested, the bash script also run by bash): built
 // from the verb table, so a new verb or option is completed without editing a script. zsh runs
 // the same function through its bashcompinit layer: one script to keep right, not two.
-import { FLAGD_VERBS, VERBS, type OptionSpec } from "./verbs.ts";
+import { ROLLOUT } from "./rollout-verbs.ts";
+import { FLAGD_VERBS, rolloutVerbs, VERBS, type OptionSpec } from "./verbs.ts";
 
 /** Options of import and export (flags-arguments.ts): completed by name only. */
 const FLAGD_OPTIONS = {
@@ -29,7 +30,7 @@ function verbCases(): string[] {
   const options = Object.entries(VERBS).map(([verb, spec]) => {
     const names = spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
     const words = verb === "completion" ? ["bash", "zsh"] : [...names, "--help"];
-    return `    ${verb}) words=${quote(words)} ;;`;
+    return `    ${JSON.stringify(verb)}) words=${quote(words)} ;;`;
   });
   const flagd = Object.entries(FLAGD_OPTIONS).map(
     ([verb, words]) => `    ${verb}) words="${words} --help" ;;`,
@@ -38,7 +39,13 @@ function verbCases(): string[] {
 }
 
 export function bashCompletion(commands: readonly string[]): string {
-  const verbs = [...Object.keys(VERBS), ...Object.keys(FLAGD_VERBS)];
+  // `rollout <verb>` verbs are one word here (rollout), their second word completed after it.
+  const verbs = [
+    ...new Set([
+      ...Object.keys(VERBS).map((verb) => verb.split(" ")[0] ?? verb),
+      ...Object.keys(FLAGD_VERBS),
+    ]),
+  ];
   return [
     "# svc completion for bash: source <(svc flags completion bash)",
     "_svc_complete() {",
@@ -51,10 +58,17 @@ export function bashCompletion(commands: readonly string[]): string {
     "  if [[ $COMP_CWORD -eq 2 ]]; then",
     `    COMPREPLY=($(compgen -W ${quote(verbs)} -- "$cur")); return`,
     "  fi",
+    `  local verb="\${COMP_WORDS[2]}"`,
+    `  if [[ $verb == ${ROLLOUT} ]]; then`,
+    "    if [[ $COMP_CWORD -eq 3 ]]; then",
+    `      COMPREPLY=($(compgen -W ${quote(rolloutVerbs())} -- "$cur")); return`,
+    "    fi",
+    `    verb="${ROLLOUT} \${COMP_WORDS[3]}"`,
+    "  fi",
     '  case "$prev" in',
     ...valueCases(),
     "  esac",
-    '  case "${COMP_WORDS[2]}" in',
+    '  case "$verb" in',
     ...verbCases(),
     "  esac",
     '  COMPREPLY=($(compgen -W "$words" -- "$cur"))',

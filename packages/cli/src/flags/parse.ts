@@ -2,8 +2,19 @@
 // problem is listed by the option it concerns; the shell exits 2 on any.
 import type { FieldError } from "@svc/core";
 import {
+  DEFAULT_CLUSTER,
+  flagRef,
+  noPositional,
+  parseLabels,
+  type FlagRef,
+  type OptionValues,
+} from "./names.ts";
+import { rolloutRequestOf, type RolloutRequest } from "./rollout-parse.ts";
+import { ROLLOUT } from "./rollout-verbs.ts";
+import {
   VERBS,
   isVerb,
+  rolloutUsage,
   verbHelp,
   type DeliveryKind,
   type OptionSpec,
@@ -11,12 +22,7 @@ import {
   type Verb,
 } from "./verbs.ts";
 
-/** Where a flag is: its cluster, namespace and name. */
-export interface FlagRef {
-  cluster: string;
-  namespace: string;
-  name: string;
-}
+export { DEFAULT_CLUSTER, parseLabels, type FlagRef };
 
 /** The definition fields a command line sets (create: all of them; set: the ones to change). */
 export interface DefinitionOptions {
@@ -41,7 +47,8 @@ export type VerbRequest =
   | { verb: "toggle"; flag: FlagRef; enabled?: boolean }
   | { verb: "apply"; file: string; cluster: string; dryRun: boolean }
   | { verb: "diff"; file: string; cluster: string; dryRun: boolean }
-  | { verb: "completion"; shell: "bash" | "zsh" };
+  | { verb: "completion"; shell: "bash" | "zsh" }
+  | RolloutRequest;
 
 /** The options that say where the API is; the shell fills the rest from the environment and login. */
 export interface ConnectionOptions {
@@ -51,21 +58,13 @@ export interface ConnectionOptions {
 
 export type ParsedCommand =
   | { kind: "help"; text: string }
-  | { kind: "usage"; verb?: Verb; errors: FieldError[] }
+  | { kind: "usage"; verb?: Verb; group?: typeof ROLLOUT; errors: FieldError[] }
   | { kind: "run"; request: VerbRequest; output: Output; connection: ConnectionOptions };
-
-export const DEFAULT_CLUSTER = "local";
-
-/** "k=v,k=v" as labels, or undefined when a pair lacks its '=' or its key. */
-export function parseLabels(text: string): Record<string, string> | undefined {
-  const pairs = text.split(",").map((pair) => pair.split("="));
-  if (pairs.some((pair) => pair.length !== 2 || pair[0] === "")) return undefined;
-  return Object.fromEntries(pairs as [string, string][]);
-}
 
 /** Reads options (`--name value`, `--name=value`, `-x value`) against the verb's table. */
 function readOptions(specs: readonly OptionSpec[], args: readonly string[], errors: FieldError[]) {
   const values = new Map<string, string>();
+  const lists = new Map<string, string[]>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
@@ -85,37 +84,18 @@ function readOptions(specs: readonly OptionSpec[], args: readonly string[], erro
       if (value === undefined) errors.push({ field: spec.name, message: `needs a value (${spec.value})` });
       else if (spec.choices !== undefined && !spec.choices.includes(value))
         errors.push({ field: spec.name, message: `must be one of: ${spec.choices.join(", ")}` });
-      else values.set(spec.name, value);
+      else {
+        values.set(spec.name, value);
+        lists.set(spec.name, [...(lists.get(spec.name) ?? []), value]);
+      }
     }
   }
-  return { values, positional };
+  return { values, lists, positional };
 }
 
 function splitOnce(arg: string): [string, string | undefined] {
   const at = arg.indexOf("=");
   return at < 0 ? [arg, undefined] : [arg.slice(0, at), arg.slice(at + 1)];
-}
-
-/** NAMESPACE/NAME, or NAME with --namespace. */
-function flagRef(values: Map<string, string>, positional: string[], errors: FieldError[]): FlagRef {
-  const cluster = values.get("--cluster") ?? DEFAULT_CLUSTER;
-  const [first, ...extra] = positional;
-  if (extra.length > 0) errors.push({ field: extra[0] ?? "", message: "is one argument too many" });
-  if (first === undefined) {
-    errors.push({ field: "NAMESPACE/NAME", message: "is required" });
-    return { cluster, namespace: "", name: "" };
-  }
-  const parts = first.split("/");
-  const namespace = parts.length === 2 ? (parts[0] ?? "") : (values.get("--namespace") ?? "");
-  const name = parts.at(-1) ?? "";
-  if (parts.length > 2 || name === "" || namespace === "")
-    errors.push({
-      field: "NAMESPACE/NAME",
-      message: `must name a namespace and a flag, got ${JSON.stringify(first)}`,
-    });
-  else if (parts.length === 2 && values.has("--namespace") && values.get("--namespace") !== namespace)
-    errors.push({ field: "--namespace", message: `disagrees with ${first}` });
-  return { cluster, namespace, name };
 }
 
 function definitionOf(values: Map<string, string>, errors: FieldError[]): DefinitionOptions {
@@ -146,11 +126,8 @@ function definitionOf(values: Map<string, string>, errors: FieldError[]): Defini
   return definition;
 }
 
-function noPositional(positional: string[], errors: FieldError[]) {
-  if (positional.length > 0) errors.push({ field: positional[0] ?? "", message: "is not expected here" });
-}
-
-function requestOf(verb: Verb, values: Map<string, string>, positional: string[], errors: FieldError[]) {
+function requestOf(verb: Verb, options: OptionValues, errors: FieldError[]) {
+  const { values, positional } = options;
   const has = (name: string) => values.has(name);
   switch (verb) {
     case "login": {
@@ -211,21 +188,38 @@ function requestOf(verb: Verb, values: Map<string, string>, positional: string[]
         errors.push({ field: "SHELL", message: "must be bash or zsh" });
       return { verb, shell: shell === "zsh" ? "zsh" : "bash" };
     }
+    default:
+      return rolloutRequestOf(verb, options, errors);
   }
+}
+
+/** The verb a command line names, and the words after it: `rollout <verb>` is one verb of two words. */
+function verbOf(args: readonly string[]): { word: string; rest: readonly string[] } {
+  const [first = "", second = "", ...more] = args;
+  if (first !== ROLLOUT || second === "" || second.startsWith("-"))
+    return { word: first, rest: args.slice(1) };
+  return { word: `${ROLLOUT} ${second}`, rest: more };
 }
 
 /** `svc flags <verb> …` (the words after `flags`), for the verbs of this table. */
 export function parseVerbCommand(args: readonly string[]): ParsedCommand {
-  const [word = "", ...rest] = args;
+  const { word, rest } = verbOf(args);
+  if (word === ROLLOUT) {
+    if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", text: rolloutUsage() };
+    const errors = [{ field: "", message: `a verb is required: svc flags ${ROLLOUT} <verb>` }];
+    return { kind: "usage", group: ROLLOUT, errors };
+  }
   if (!isVerb(word)) {
     const message = word === "" ? "a verb is required" : `unknown verb ${JSON.stringify(word)}`;
-    return { kind: "usage", errors: [{ field: "", message }] };
+    const group = word.startsWith(`${ROLLOUT} `) ? ({ group: ROLLOUT } as const) : {};
+    return { kind: "usage", ...group, errors: [{ field: "", message }] };
   }
   if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", text: verbHelp(word) };
   const errors: FieldError[] = [];
-  const { values, positional } = readOptions(VERBS[word].options, rest, errors);
-  const request = requestOf(word, values, positional, errors) as VerbRequest;
+  const options = readOptions(VERBS[word].options, rest, errors);
+  const request = requestOf(word, options, errors) as VerbRequest;
   if (errors.length > 0) return { kind: "usage", verb: word, errors };
+  const { values } = options;
   const connection: ConnectionOptions = {};
   const server = values.get("--server");
   const token = values.get("--token");

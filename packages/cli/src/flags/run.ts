@@ -3,14 +3,15 @@
 // 3 not found, 4 conflict.
 import { describeErrors } from "@svc/core";
 import { apply, diff } from "./apply.ts";
-import { ApiError, ExitError } from "./client.ts";
+import { ApiError, ExitError, reason } from "./client.ts";
 import { bashCompletion, zshCompletion } from "./completion.ts";
 import { EXIT, exitCodeOf, parseCliSettings, resolveConnection, tokenPath } from "./connection.ts";
 import { create, get, list, remove, set, toggle } from "./crud.ts";
 import { login } from "./login.ts";
 import { parseVerbCommand, type ParsedCommand } from "./parse.ts";
+import { runRolloutVerb } from "./rollouts.ts";
 import { readSavedLogin } from "./store.ts";
-import { flagsUsage, verbHelp } from "./verbs.ts";
+import { flagsUsage, rolloutUsage, verbHelp } from "./verbs.ts";
 
 type Run = ParsedCommand & { kind: "run" };
 
@@ -41,26 +42,64 @@ async function execute({ request, output, connection: options }: Run, commands: 
       return apply(api, request, output);
     case "diff":
       return diff(api, request, output);
+    case "rollout watch":
+      return stoppable((signal) => runRolloutVerb(api, request, output, { ...STDIO, signal }));
+    default:
+      return runRolloutVerb(api, request, output, { ...STDIO, signal: new AbortController().signal });
   }
 }
 
-/** Why a call failed, in one line: fetch's own message is "fetch failed", its cause says why. */
-function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
-  return cause === "" || message.includes(cause) ? message : `${message}: ${cause}`;
+const STDIO = {
+  write: (text: string) => process.stdout.write(text),
+  warn: (text: string) => process.stderr.write(text),
+};
+
+/** The exit code of a process stopped by a signal, as a shell reports it: 128 + its number. */
+const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * Runs `work` (watch) with a signal that Ctrl-C or SIGTERM aborts, its reason the exit code to stop
+ * with, so it ends its request and says where the plan is instead of dying mid-line.
+ */
+async function stoppable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const handlers = Object.entries(STOP_SIGNALS).map(([name, code]) => {
+    const handler = () => {
+      controller.abort(code);
+    };
+    process.on(name, handler);
+    return () => {
+      process.off(name, handler);
+    };
+  });
+  try {
+    return await work(controller.signal);
+  } finally {
+    for (const remove of handlers) remove();
+  }
 }
 
 /** Runs one verb; returns its exit code. `commands`: svc's command names, for completion. */
 export async function runFlagVerb(args: readonly string[], commands: readonly string[]): Promise<number> {
   const parsed = parseVerbCommand(args);
-  const command = args[0] === undefined ? "svc flags" : `svc flags ${args[0]}`;
+  const verb =
+    parsed.kind === "run"
+      ? parsed.request.verb
+      : parsed.kind === "usage"
+        ? (parsed.verb ?? parsed.group)
+        : undefined;
+  const command = verb === undefined ? ["svc flags", ...args.slice(0, 1)].join(" ") : `svc flags ${verb}`;
   if (parsed.kind === "help") {
     process.stdout.write(parsed.text);
     return EXIT.ok;
   }
   if (parsed.kind === "usage") {
-    const help = parsed.verb === undefined ? flagsUsage() : verbHelp(parsed.verb);
+    const help =
+      parsed.verb !== undefined
+        ? verbHelp(parsed.verb)
+        : parsed.group !== undefined
+          ? rolloutUsage()
+          : flagsUsage();
     process.stderr.write(`${command}: ${describeErrors(parsed.errors)}\n\n${help}`);
     return EXIT.usage;
   }

@@ -1,47 +1,13 @@
 // The verbs of `svc flags` and their options: one table feeds the parser (parse.ts), every
 // verb's --help and the completion scripts (completion.ts), so the three cannot disagree.
 import { DELIVERY_KINDS, FLAG_TYPES, type DeliveryKind } from "@svc/core/basics";
+import { CONNECTION, NAMESPACE, option, OUTPUT, SERVER, type OptionSpec } from "./options.ts";
+import { ROLLOUT, ROLLOUT_VERBS } from "./rollout-verbs.ts";
 
-export const OUTPUTS = ["table", "json", "yaml"] as const;
-export type Output = (typeof OUTPUTS)[number];
+export { OUTPUTS, type OptionSpec, type Output } from "./options.ts";
 export type { DeliveryKind };
 
-export interface OptionSpec {
-  /** The long name, with its dashes: "--cluster". */
-  name: string;
-  short?: string;
-  /** What the value is called in help ("URL"); absent for a switch. */
-  value?: string;
-  /** The values it accepts, when they are a closed list (help, parsing and completion use it). */
-  choices?: readonly string[];
-  /** A file name: the completion offers files. */
-  file?: boolean;
-  help: string;
-}
-
-const option = (name: string, help: string, more: Omit<OptionSpec, "name" | "help"> = {}): OptionSpec => ({
-  name,
-  help,
-  ...more,
-});
-
-const SERVER = option("--server", "API server (default: SVC_API_URL, else the server of login)", {
-  value: "URL",
-});
-const TOKEN = option("--token", "bearer token (default: SVC_TOKEN, else the token of login)", {
-  value: "TOKEN",
-});
-const CONNECTION = [SERVER, TOKEN];
 const CLUSTER = option("--cluster", "cluster id (default local)", { short: "-c", value: "ID" });
-const NAMESPACE = option("--namespace", "namespace, when the flag is named without one", {
-  short: "-n",
-  value: "NS",
-});
-const OUTPUT = option("--output", "output format (default table)", {
-  short: "-o",
-  value: "FORMAT",
-  choices: OUTPUTS,
-});
 const DRY_RUN = option("--dry-run", "validate and preview the affected workloads; write nothing");
 const FILE = option("--filename", "a YAML or JSON file of flags ('-' for stdin)", {
   short: "-f",
@@ -149,6 +115,7 @@ export const VERBS = {
     summary: "show what apply would change, field by field, and the workloads it would touch",
     options: [FILE, CLUSTER, OUTPUT, ...CONNECTION],
   },
+  ...ROLLOUT_VERBS,
   completion: {
     args: "bash|zsh",
     summary: "print a shell completion script",
@@ -185,12 +152,35 @@ export function verbHelp(verb: Verb): string {
   return `${[...lines, "", EXIT_CODES].join("\n")}\n`;
 }
 
-/** `svc flags` alone, or with an unknown verb. */
+/** The verbs `svc flags rollout <verb>` takes, as their word after `rollout`. */
+export const rolloutVerbs = (): string[] =>
+  Object.keys(VERBS)
+    .filter((verb) => verb.startsWith(`${ROLLOUT} `))
+    .map((verb) => verb.slice(ROLLOUT.length + 1));
+
+function verbLines(entries: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...entries.map(([verb]) => verb.length));
+  return entries.map(([verb, summary]) => `  ${verb.padEnd(width)}  ${summary}`).join("\n");
+}
+
+/** `svc flags` alone, or with an unknown verb: the plan verbs as one line (svc flags rollout). */
 export function flagsUsage(): string {
-  const all: [string, string][] = [
-    ...Object.entries(VERBS).map(([verb, spec]): [string, string] => [verb, spec.summary]),
-    ...Object.entries(FLAGD_VERBS),
+  const group: [string, string] = [
+    ROLLOUT,
+    `plans changing a flag wave by wave (svc flags ${ROLLOUT} lists them)`,
   ];
-  const lines = all.map(([verb, summary]) => `  ${verb.padEnd(10)}  ${summary}`);
-  return `usage: svc flags <verb> [options]   (svc flags <verb> --help)\n\nverbs:\n${lines.join("\n")}\n\n${EXIT_CODES}\n`;
+  const entries = Object.entries(VERBS).flatMap(([verb, spec]): [string, string][] => {
+    if (verb === `${ROLLOUT} ${rolloutVerbs()[0] ?? ""}`) return [group];
+    return verb.startsWith(`${ROLLOUT} `) ? [] : [[verb, spec.summary]];
+  });
+  const all = [...entries, ...Object.entries(FLAGD_VERBS)];
+  return `usage: svc flags <verb> [options]   (svc flags <verb> --help)\n\nverbs:\n${verbLines(all)}\n\n${EXIT_CODES}\n`;
+}
+
+/** `svc flags rollout` alone, with --help, or with an unknown verb. */
+export function rolloutUsage(): string {
+  const entries = Object.entries(VERBS)
+    .filter(([verb]) => verb.startsWith(`${ROLLOUT} `))
+    .map(([verb, spec]): [string, string] => [verb.slice(ROLLOUT.length + 1), spec.summary]);
+  return `usage: svc flags ${ROLLOUT} <verb> [options]   (svc flags ${ROLLOUT} <verb> --help)\n\nFlagRollout plans: a change to one flag applied wave by wave across clusters, each wave baked\nand health-gated, rolled back when a gate fails. docs/cli.md "Rollouts".\n\nverbs:\n${verbLines(entries)}\n\n${EXIT_CODES}\n`;
 }
