@@ -16,6 +16,7 @@ import {
   type WorkloadKind,
   type WorkloadStatusObject,
 } from "@svc/core";
+import type { KubeConfig } from "@kubernetes/client-node";
 import {
   clusterCredentials,
   HttpStatusError,
@@ -23,8 +24,10 @@ import {
   type JsonPatchOperation,
   type SecretJson,
 } from "@svc/kube";
+import type { PodScope } from "./rollout-pod-watches.ts";
 
 export interface RolloutClustersOptions {
+  hubKubeConfig: KubeConfig;
   hubWriter: ObjectWriter;
   systemNamespace: string;
   localClusterId: string;
@@ -37,12 +40,17 @@ export interface RolloutClustersOptions {
 export interface ClusterRead {
   observation: ClusterObservation;
   flag: FeatureFlagResource | undefined;
+  /** Where the pods of the flag's target workloads are (the gate's watches). */
+  pods: PodScope[];
 }
 
 export class RolloutClusters {
   readonly #options: RolloutClustersOptions;
   /** A writer per remote cluster, rebuilt when its ClusterConnection changes or its credentials fail. */
-  readonly #writers = new Map<string, { version: string | undefined; writer: ObjectWriter }>();
+  readonly #writers = new Map<
+    string,
+    { version: string | undefined; writer: ObjectWriter; kubeConfig: KubeConfig }
+  >();
 
   constructor(options: RolloutClustersOptions) {
     this.#options = options;
@@ -66,18 +74,26 @@ export class RolloutClusters {
   ): Promise<ClusterRead> {
     const id = connection.metadata.name;
     try {
-      const writer = await this.#writer(connection, signal);
+      const { writer, kubeConfig } = await this.#access(connection, signal);
       const flag = await writer.read<FeatureFlagResource>(
         { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: flagRef },
         { signal },
       );
       if (flag === undefined)
-        return { observation: { reachable: true, flag: undefined, workloads: [] }, flag };
-      const workloads = await Promise.all(
+        return { observation: { reachable: true, flag: undefined, workloads: [] }, flag, pods: [] };
+      const read = await Promise.all(
         (flag.status?.targets ?? []).map((target) =>
           this.#workload(writer, flagRef.namespace, target.kind, target.name, signal),
         ),
       );
+      const workloads = read.flatMap((w) => (w === undefined ? [] : [w.observed]));
+      const selectors = new Set(read.flatMap((w) => (w?.labelSelector ? [w.labelSelector] : [])));
+      const pods = [...selectors].map((labelSelector) => ({
+        clusterId: id,
+        kubeConfig,
+        namespace: flagRef.namespace,
+        labelSelector,
+      }));
       const { spec, metadata, status } = flag;
       return {
         observation: {
@@ -89,15 +105,16 @@ export class RolloutClusters {
             phase: status?.phase,
             message: status?.message,
           },
-          workloads: workloads.flatMap((w) => w ?? []),
+          workloads,
         },
         flag,
+        pods,
       };
     } catch (error) {
       if (signal.aborted) throw error;
       this.#forgetOnAuthFailure(id, error);
       const message = error instanceof Error ? error.message : String(error);
-      return { observation: { reachable: false, message }, flag: undefined };
+      return { observation: { reachable: false, message }, flag: undefined, pods: [] };
     }
   }
 
@@ -121,7 +138,7 @@ export class RolloutClusters {
         .filter((field) => flag.spec[field] !== undefined)
         .map((field): JsonPatchOperation => ({ op: "remove", path: `/spec/${field}` })),
     ];
-    const writer = await this.#writer(connection, signal);
+    const { writer } = await this.#access(connection, signal);
     this.#options.onWrite();
     await writer.patch(
       { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: flag.metadata },
@@ -142,33 +159,33 @@ export class RolloutClusters {
     kind: WorkloadKind,
     name: string,
     signal: AbortSignal,
-  ): Promise<ObservedWorkload | undefined> {
+  ): Promise<{ observed: ObservedWorkload; labelSelector: string } | undefined> {
     const object = await writer.read<
       WorkloadStatusObject & { spec?: { selector?: { matchLabels?: Record<string, string> } } }
     >({ apiVersion: "apps/v1", kind, metadata: { namespace, name } }, { signal });
     if (object === undefined) return undefined;
-    const labels = Object.entries(object.spec?.selector?.matchLabels ?? {});
+    const labelSelector = Object.entries(object.spec?.selector?.matchLabels ?? {})
+      .map(([key, value]) => `${key}=${value}`)
+      .join(",");
     // A selector of expressions only is not read: listing by no labels would read every pod.
     const pods =
-      labels.length === 0
+      labelSelector === ""
         ? []
-        : await writer.list<PodObject>(
-            "v1",
-            "Pod",
-            namespace,
-            labels.map(([key, value]) => `${key}=${value}`).join(","),
-            { signal },
-          );
-    return observeWorkload(kind, object, pods);
+        : await writer.list<PodObject>("v1", "Pod", namespace, labelSelector, { signal });
+    return { observed: observeWorkload(kind, object, pods), labelSelector };
   }
 
-  async #writer(connection: ClusterConnectionResource, signal: AbortSignal): Promise<ObjectWriter> {
-    const { hubWriter, localClusterId, systemNamespace, requestTimeoutMs } = this.#options;
+  async #access(
+    connection: ClusterConnectionResource,
+    signal: AbortSignal,
+  ): Promise<{ writer: ObjectWriter; kubeConfig: KubeConfig }> {
+    const { hubWriter, hubKubeConfig, localClusterId, systemNamespace, requestTimeoutMs } = this.#options;
     const id = connection.metadata.name;
-    if (id === localClusterId && connection.spec.credentialRef === undefined) return hubWriter;
+    if (id === localClusterId && connection.spec.credentialRef === undefined)
+      return { writer: hubWriter, kubeConfig: hubKubeConfig };
     const version = connection.metadata.resourceVersion;
     const cached = this.#writers.get(id);
-    if (cached !== undefined && cached.version === version) return cached.writer;
+    if (cached !== undefined && cached.version === version) return cached;
     const ref = connection.spec.credentialRef;
     const secret =
       ref === undefined
@@ -180,9 +197,13 @@ export class RolloutClusters {
     const credentials = clusterCredentials(connection, secret);
     if (!credentials.ok) throw new Error(credentials.message);
     await cached?.writer.close();
-    const writer = new ObjectWriter(credentials.kubeConfig, { timeoutMs: requestTimeoutMs });
-    this.#writers.set(id, { version, writer });
-    return writer;
+    const access = {
+      version,
+      writer: new ObjectWriter(credentials.kubeConfig, { timeoutMs: requestTimeoutMs }),
+      kubeConfig: credentials.kubeConfig,
+    };
+    this.#writers.set(id, access);
+    return access;
   }
 
   /** Credentials refused: the Secret may have been rotated; the next round reads it again. */

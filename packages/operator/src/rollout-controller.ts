@@ -17,6 +17,7 @@ import {
 } from "@svc/core";
 import { CollectionWatch, HttpStatusError, WorkQueue, type Logger, type ObjectWriter } from "@svc/kube";
 import { RolloutClusters, type ClusterRead } from "./rollout-clusters.ts";
+import { PodWatches } from "./rollout-pod-watches.ts";
 
 export interface RolloutControllerOptions {
   hubKubeConfig: KubeConfig;
@@ -37,6 +38,7 @@ export class RolloutController {
   readonly #watch: CollectionWatch<FlagRolloutResource>;
   readonly #queue: WorkQueue;
   readonly #clusters: RolloutClusters;
+  readonly #pods: PodWatches;
   #eventSequence = 0;
 
   constructor(options: RolloutControllerOptions) {
@@ -51,6 +53,7 @@ export class RolloutController {
       logger,
     });
     this.#clusters = new RolloutClusters({
+      hubKubeConfig: options.hubKubeConfig,
       hubWriter: options.hubWriter,
       systemNamespace,
       localClusterId: options.localClusterId,
@@ -71,6 +74,9 @@ export class RolloutController {
     this.#watch.cache.onEvent(({ object }) => {
       this.#queue.add(object.metadata.name);
     });
+    this.#pods = new PodWatches((name) => {
+      this.#queue.add(name);
+    });
   }
 
   start(): void {
@@ -86,13 +92,17 @@ export class RolloutController {
   async close(): Promise<void> {
     await this.#watch.stop();
     await this.#queue.shutDown();
+    this.#pods.stopAll();
     await this.#clusters.close();
   }
 
   async #reconcile(name: string, signal: AbortSignal): Promise<{ requeueAfterMs: number } | undefined> {
     const { systemNamespace, hubWriter, now } = this.#options;
     const plan = this.#watch.cache.get(systemNamespace, name);
-    if (plan === undefined || isFinishedPlan(plan.status)) return undefined;
+    if (plan === undefined || isFinishedPlan(plan.status)) {
+      this.#pods.watch(name, []);
+      return undefined;
+    }
     const connections = await this.#clusters.connections(signal);
     const byId = new Map(connections.map((c) => [c.metadata.name, c]));
     const clusters = planClusters(connections);
@@ -105,7 +115,11 @@ export class RolloutController {
           if (connection === undefined)
             return [
               id,
-              { observation: { reachable: false, message: "no longer registered" }, flag: undefined },
+              {
+                observation: { reachable: false, message: "no longer registered" },
+                flag: undefined,
+                pods: [],
+              },
             ];
           return [id, await this.#clusters.read(connection, plan.spec.flag, signal)];
         }),
@@ -143,6 +157,18 @@ export class RolloutController {
       }
     }
     for (const event of decision.events) await this.#record(plan, event, signal);
+    // The pods of the waves in flight wake the next round as soon as they change.
+    const inFlight = new Set(
+      (decision.status.waves ?? [])
+        .filter((wave) => wave.phase === "Applying" || wave.phase === "Baking")
+        .flatMap((wave) => wave.clusters.map((c) => c.id)),
+    );
+    this.#pods.watch(
+      name,
+      isFinishedPlan(decision.status)
+        ? []
+        : [...reads].flatMap(([id, read]) => (inFlight.has(id) ? read.pods : [])),
+    );
     return decision.requeueAfterMs === undefined ? undefined : { requeueAfterMs: decision.requeueAfterMs };
   }
 
