@@ -36,7 +36,7 @@ export const WAVE_CLUSTERS_MAX = 100;
 /** A bake longer than a day is a schedule: make it a second plan. */
 export const BAKE_SECONDS_MAX = 86_400;
 export const DEFAULT_BAKE_SECONDS = 60;
-/** How long after its bake a wave may still be rolling out before its gate fails. */
+/** How long a wave may take to be delivered and healthy before its gate fails. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 export const PROGRESS_DEADLINE_SECONDS_MAX = 3_600;
 
@@ -92,7 +92,7 @@ export const Wave = Type.Object(
         minimum: 0,
         maximum: BAKE_SECONDS_MAX,
         default: DEFAULT_BAKE_SECONDS,
-        description: `How long the wave's workloads must stay healthy after delivery. Default ${DEFAULT_BAKE_SECONDS}.`,
+        description: `How long the wave's workloads must stay healthy once delivered and healthy. Default ${DEFAULT_BAKE_SECONDS}.`,
       }),
     ),
   },
@@ -138,7 +138,8 @@ export const FlagRolloutSpec = Type.Object(
         minimum: 30,
         maximum: PROGRESS_DEADLINE_SECONDS_MAX,
         default: DEFAULT_PROGRESS_DEADLINE_SECONDS,
-        description: "How long a wave may still be rolling out after its bake before its gate fails.",
+        description:
+          "How long a wave may take to be delivered and healthy (from its start; after its bake: to be healthy again) before its gate fails.",
       }),
     ),
     paused: Type.Optional(Type.Boolean({ description: "No wave starts while set; gates keep watching." })),

@@ -2,7 +2,7 @@
 // every step a plan's status records, each with a key that names it for good, so that recording
 // the steps of every status seen, by every API replica and after every restart, records each
 // step once.
-import type { FlagRolloutResource, RolloutWave } from "./flag-rollout.ts";
+import { DEFAULT_BAKE_SECONDS, type FlagRolloutResource, type RolloutWave } from "./flag-rollout.ts";
 
 export interface RolloutStep {
   /** Unique for this step of this plan (the plan's uid, then the step). */
@@ -18,6 +18,7 @@ function waveSteps(
   uid: string,
   index: number,
   wave: RolloutWave,
+  bakeSeconds: number,
   finishedAt: string | undefined,
 ): RolloutStep[] {
   const steps: RolloutStep[] = [];
@@ -26,14 +27,12 @@ function waveSteps(
     if (at !== undefined) steps.push({ key: `${uid}/wave/${index}/${step}`, at, step, message, wave: index });
   };
   add("WaveStarted", wave.startedAt, `wave ${index}: applying to ${clusters}`);
-  if (wave.bakeUntil !== undefined) {
-    const delivered = wave.clusters.map((c) => c.deliveredAt ?? "").sort();
+  if (wave.bakeUntil !== undefined)
     add(
       "Baking",
-      delivered[delivered.length - 1] || wave.startedAt,
-      `wave ${index}: delivered; baking until ${wave.bakeUntil}`,
+      new Date(Date.parse(wave.bakeUntil) - bakeSeconds * 1000).toISOString(),
+      `wave ${index}: delivered and healthy; baking until ${wave.bakeUntil}`,
     );
-  }
   if (wave.phase === "Succeeded" || wave.phase === "Failed" || wave.phase === "RolledBack")
     add(
       wave.phase === "Succeeded" ? "WaveSucceeded" : "WaveFailed",
@@ -67,7 +66,15 @@ export function rolloutSteps(plan: FlagRolloutResource): RolloutStep[] {
         message: status.message ?? "",
       });
   (status.waves ?? []).forEach((wave, index) =>
-    steps.push(...waveSteps(uid, index, wave, status.finishedAt)),
+    steps.push(
+      ...waveSteps(
+        uid,
+        index,
+        wave,
+        plan.spec.waves[index]?.bakeSeconds ?? DEFAULT_BAKE_SECONDS,
+        status.finishedAt,
+      ),
+    ),
   );
   if (status.finishedAt !== undefined && status.phase !== undefined)
     steps.push({

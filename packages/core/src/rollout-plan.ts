@@ -358,15 +358,18 @@ class Round {
         cluster.deliveredAt = this.#now();
       }
     }
-    if (wave.clusters.every((c) => c.phase === "Baking") && wave.bakeUntil === undefined) {
-      const delivered = Math.max(...wave.clusters.map((c) => Date.parse(c.deliveredAt ?? this.#now())));
+    // The bake counts from when every cluster has the change delivered and every workload is
+    // healthy: a rollout slower than the bake must not eat it.
+    if (wave.clusters.every((c) => c.phase === "Baking") && waiting === "" && wave.bakeUntil === undefined) {
       wave.phase = "Baking";
-      wave.bakeUntil = new Date(delivered + bakeMs).toISOString();
-      this.#event("Normal", "Baking", `wave ${index}: delivered; baking until ${wave.bakeUntil}`);
+      wave.bakeUntil = new Date(now.getTime() + bakeMs).toISOString();
+      this.#event("Normal", "Baking", `wave ${index}: delivered and healthy; baking until ${wave.bakeUntil}`);
     }
-    const started = Date.parse(wave.startedAt ?? this.#now());
-    const bakeEnd = wave.bakeUntil === undefined ? started + bakeMs : Date.parse(wave.bakeUntil);
-    const baked = wave.bakeUntil !== undefined && (now.getTime() >= bakeEnd || spec.skipBake === index);
+    // Until it bakes, a wave has the progress deadline from its start to be delivered and healthy;
+    // once baking, from the bake's end.
+    const bakeEnd = wave.bakeUntil === undefined ? undefined : Date.parse(wave.bakeUntil);
+    const deadline = (bakeEnd ?? Date.parse(wave.startedAt ?? this.#now())) + deadlineMs;
+    const baked = bakeEnd !== undefined && (now.getTime() >= bakeEnd || spec.skipBake === index);
     if (baked && waiting === "") {
       wave.phase = "Succeeded";
       wave.finishedAt = this.#now();
@@ -375,14 +378,15 @@ class Round {
       this.#event("Normal", "WaveSucceeded", `wave ${index}: passed its gate`);
       return true;
     }
-    if (now.getTime() >= bakeEnd + deadlineMs) {
+    if (now.getTime() >= deadline) {
       const stuck = wave.clusters.find((c) => c.phase !== "Baking") ?? wave.clusters[0];
+      const when = bakeEnd === undefined ? "after it started" : "after its bake";
       if (stuck !== undefined)
-        return this.#failWave(index, stuck, `not healthy ${deadlineMs / 1000} s after its bake: ${waiting}`);
+        return this.#failWave(index, stuck, `not healthy ${deadlineMs / 1000} s ${when}: ${waiting}`);
     }
     wave.message = waiting === "" ? `baking until ${wave.bakeUntil ?? ""}` : waiting;
     this.requeueAfterMs = HEALTH_POLL_MS;
-    if (wave.bakeUntil !== undefined && waiting === "") this.#wakeAt(bakeEnd);
+    if (bakeEnd !== undefined && waiting === "") this.#wakeAt(bakeEnd);
     return false;
   }
 

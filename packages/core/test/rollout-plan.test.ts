@@ -215,6 +215,22 @@ describe("a plan's decisions", () => {
     );
   });
 
+  it("bakes from when the wave is delivered and healthy: a rollout slower than the bake does not eat it", () => {
+    let healthyFrom = Infinity;
+    const slow = (value: string): ObservedWorkload =>
+      value === "true" && fleet.now < healthyFrom ? { ...healthy("web-new"), updated: 0 } : healthy("web-1");
+    const fleet = new Fleet(
+      { a: cluster({}, slow) },
+      { ...twoWaves(30), waves: [{ clusters: ["a"], bakeSeconds: 30 }] },
+    );
+    healthyFrom = fleet.now + 45_000;
+    const end = fleet.runToEnd();
+    expect(end.phase).toBe("Succeeded");
+    // Delivered at once, rolled out 45 s later, then 30 s of bake.
+    expect(end.waves?.[0]?.bakeUntil).toBe("2026-11-27T10:01:15.000Z");
+    expect(Date.parse(end.finishedAt ?? "")).toBeGreaterThanOrEqual(Date.parse("2026-11-27T10:01:15.000Z"));
+  });
+
   it("counts restarts since the change, not the ones a pod had before", () => {
     const fleet = new Fleet(
       {
@@ -290,8 +306,8 @@ describe("a plan's decisions", () => {
     }
     expect(fleet.status.phase).toBe("RollingBack");
     expect(fleet.status.message).toContain("cluster b is not reachable");
-    // The gate failed 10 s of bake + 30 s of deadline after the wave started, not before.
-    expect(fleet.status.waves?.[0]?.finishedAt).toBe("2026-11-27T10:00:40.000Z");
+    // The wave never baked (b never delivered): it failed 30 s of deadline after it started, not before.
+    expect(fleet.status.waves?.[0]?.finishedAt).toBe("2026-11-27T10:00:30.000Z");
     // The rollback waits for b, then restores it too.
     expect(fleet.round().writes.map((w) => w.clusterId)).toEqual(["a"]);
     fleet.now += 60_000;

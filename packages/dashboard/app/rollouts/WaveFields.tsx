@@ -83,7 +83,7 @@ function WaveRow({
         </Field>
         <Field
           label={`Wave ${index} bake seconds`}
-          hint="How long its workloads must stay healthy after delivery before the next wave."
+          hint="How long its workloads must stay healthy, once delivered and healthy, before the next wave."
           problem={problem(`${at}.bakeSeconds`)}
         >
           {(control) => (
