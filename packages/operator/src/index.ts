@@ -180,6 +180,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     if (drives && rollouts === undefined) {
       rollouts = new RolloutController({
         hubKubeConfig,
+        connections: () => registry?.connections() ?? [],
         hubWriter,
         systemNamespace: options.systemNamespace,
         localClusterId: options.clusterId,

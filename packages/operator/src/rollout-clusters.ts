@@ -4,7 +4,6 @@
 // reached with its ClusterConnection's own credentials (the local cluster: the hub's identity).
 import {
   API_GROUP_VERSION,
-  CLUSTER_CONNECTION,
   FEATURE_FLAG,
   observeWorkload,
   type ClusterConnectionResource,
@@ -54,17 +53,6 @@ export class RolloutClusters {
 
   constructor(options: RolloutClustersOptions) {
     this.#options = options;
-  }
-
-  /** The registered clusters, read from the hub each round (a handful of small objects). */
-  async connections(signal: AbortSignal): Promise<ClusterConnectionResource[]> {
-    return this.#options.hubWriter.list<ClusterConnectionResource>(
-      API_GROUP_VERSION,
-      CLUSTER_CONNECTION.kind,
-      this.#options.systemNamespace,
-      "",
-      { signal },
-    );
   }
 
   async read(

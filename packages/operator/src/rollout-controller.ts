@@ -12,6 +12,7 @@ import {
   isFinishedPlan,
   metaTime,
   planClusters,
+  type ClusterConnectionResource,
   type FlagRolloutResource,
   type PlanEvent,
 } from "@svc/core";
@@ -21,6 +22,8 @@ import { PodWatches } from "./rollout-pod-watches.ts";
 
 export interface RolloutControllerOptions {
   hubKubeConfig: KubeConfig;
+  /** The registered clusters (the cluster registry's watch of ClusterConnections). */
+  connections: () => readonly ClusterConnectionResource[];
   hubWriter: ObjectWriter;
   systemNamespace: string;
   localClusterId: string;
@@ -103,7 +106,7 @@ export class RolloutController {
       this.#pods.watch(name, []);
       return undefined;
     }
-    const connections = await this.#clusters.connections(signal);
+    const connections = this.#options.connections();
     const byId = new Map(connections.map((c) => [c.metadata.name, c]));
     const clusters = planClusters(connections);
     const status = plan.status ?? {};

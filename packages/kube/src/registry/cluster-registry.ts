@@ -145,6 +145,11 @@ export class ClusterRegistry {
     return [...this.#registered().keys()];
   }
 
+  /** Every ClusterConnection of the system namespace, as its watch has them (connected here or not). */
+  connections(): readonly ClusterConnectionResource[] {
+    return this.#connections.list(this.#options.systemNamespace);
+  }
+
   /** Connects and disconnects clusters as `connects` now answers. */
   refresh(): void {
     this.#queueReconcile();
