@@ -29,13 +29,8 @@ import {
   type FlagRolloutResource,
 } from "@svc/core";
 import { ensureNamespace, installCrds, isReady, waitFor } from "@svc/kube";
-import {
-  localImageArchives,
-  localNodeUnavailable,
-  POD_NETWORK,
-  startLocalControlPlane,
-  startLocalNode,
-} from "@svc/kube/testing";
+import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/kube/testing";
+import { exitUnlessLocalNode } from "../support/local-node.ts";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 
@@ -43,11 +38,7 @@ const { values: args } = parseArgs({ options: { samples: { type: "string", defau
 const samples = Number(args.samples);
 const NS = "bench";
 
-const missing = localNodeUnavailable({ imageArchives: localImageArchives() });
-if (missing.length > 0) {
-  process.stderr.write(`this machine cannot run a local node; missing:\n- ${missing.join("\n- ")}\n`);
-  process.exit(1);
-}
+exitUnlessLocalNode();
 
 /** The first receipt time of a watch event for which `seen` holds, by key (bounded: the run's own objects). */
 function firstSeen(kc: KubeConfig, path: string, seen: (object: unknown) => string | undefined) {

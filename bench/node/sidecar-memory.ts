@@ -31,16 +31,11 @@ import {
   SYSTEM_NAMESPACE,
 } from "@svc/core";
 import { ensureNamespace, installCrds, isReady, waitFor } from "@svc/kube";
-import {
-  localImageArchives,
-  localNodeUnavailable,
-  POD_NETWORK,
-  startLocalControlPlane,
-  startLocalNode,
-} from "@svc/kube/testing";
+import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/kube/testing";
 import { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, runOperator } from "@svc/operator";
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { sidecarRelay } from "../../test/support/sidecar-relay.ts";
+import { exitUnlessLocalNode } from "../support/local-node.ts";
 import { pool } from "../support/pool.ts";
 import { targetedSpec } from "../support/targeted-flags.ts";
 import { cgroupMemory, type CgroupMemory } from "./cgroup-memory.ts";
@@ -61,11 +56,7 @@ const TARGETED_NAMESPACE = "bench-targeted";
 const SIDECAR_PORT = 8514;
 const RELAY_PORT = 8515;
 
-const missing = localNodeUnavailable({ imageArchives: localImageArchives() });
-if (missing.length > 0) {
-  process.stderr.write(`this machine cannot run a local node; missing:\n- ${missing.join("\n- ")}\n`);
-  process.exit(1);
-}
+exitUnlessLocalNode();
 
 const template = (app: string, containers: V1Container[]) => ({
   metadata: { name: app },
