@@ -16,6 +16,7 @@ import {
   readyPods,
   rolledOut,
   seenFlags,
+  sidecarValue,
 } from "../support/node.ts";
 
 const kc = testKubeConfig();
@@ -247,9 +248,3 @@ describeOnNode("flags seen by running pods on a real node", () => {
     );
   });
 });
-
-/** The value of `name` in the sidecar's GET /flags answer (a list), as the app received it. */
-function sidecarValue(sidecar: unknown, name: string): string | undefined {
-  if (!Array.isArray(sidecar)) return undefined;
-  return (sidecar as { name: string; value: string }[]).find((f) => f.name === name)?.value;
-}

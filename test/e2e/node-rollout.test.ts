@@ -3,12 +3,15 @@
 // the plan in wave 0, rolls it back (pods healthy again, on the old value) and never touches
 // wave 1's cluster; a good value goes through both waves. Each plan survives its operator being
 // killed (SIGKILL, no hand-over) once mid-plan: the next one resumes from the plan's status.
+// Two more Deployments (shop-a, shop-b) take waves over half their workloads first
+// (workloadPercent): shop-a is the canary, and shop-b is left alone until it passed.
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import {
   API_GROUP,
   API_GROUP_VERSION,
+  DEFAULT_SIDECAR_PORT,
   FLAG_ROLLOUT,
   type FeatureFlagResource,
   type FlagRolloutResource,
@@ -23,7 +26,14 @@ import {
   type OperatorScope,
 } from "../../packages/operator/test/support/operator.ts";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
-import { demoPodTemplate, describeOnNode, readyPods, rolledOut, seenFlags } from "../support/node.ts";
+import {
+  demoPodTemplate,
+  describeOnNode,
+  readyPods,
+  rolledOut,
+  seenFlags,
+  sidecarValue,
+} from "../support/node.ts";
 
 const hub = testKubeConfig();
 let remote: LocalControlPlane | undefined;
@@ -40,6 +50,8 @@ const rollouts = () => ({
   plural: FLAG_ROLLOUT.plural,
 });
 const selector = { matchLabels: { app: "web" } };
+const shop = { matchLabels: { tier: "shop" } };
+const SHOP = ["shop-a", "shop-b"] as const;
 
 /** The operator as its own process (the CLI's `svc operator`), so that it can be killed for real. */
 function startOperatorProcess(): ChildProcess {
@@ -128,10 +140,39 @@ describeOnNode("FlagRollouts on a real node, across two clusters", () => {
         delivery: { envVar: { selector } },
       });
     }
-    await hub.makeApiClient(AppsV1Api).createNamespacedDeployment({
+    const shopFlags = flagClient(hub, ns);
+    await shopFlags.create("shop-crash", {
+      type: "boolean",
+      defaultValue: "false",
+      delivery: { envVar: { selector: shop, name: "FLAG_CRASH_ON_START" } },
+    });
+    await shopFlags.create("shop-greeting", {
+      type: "string",
+      defaultValue: "hello",
+      delivery: { sidecar: { selector: shop } },
+    });
+    const apps = hub.makeApiClient(AppsV1Api);
+    await apps.createNamespacedDeployment({
       namespace: ns,
       body: { metadata: { name: "web" }, spec: { replicas: 2, selector, template: demoPodTemplate("web") } },
     });
+    for (const name of SHOP) {
+      // The demo app reads the sidecar on the port this names (the flag's default, 8514).
+      const template = demoPodTemplate(name, [
+        { name: "SVC_SIDECAR_PORT", value: String(DEFAULT_SIDECAR_PORT) },
+      ]);
+      await apps.createNamespacedDeployment({
+        namespace: ns,
+        body: {
+          metadata: { name, labels: { tier: "shop" } },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: name } },
+            template: { ...template, metadata: { labels: { app: name, tier: "shop" } } },
+          },
+        },
+      });
+    }
     operator = startOperatorProcess();
     await eventually(
       async () =>
@@ -142,7 +183,19 @@ describeOnNode("FlagRollouts on a real node, across two clusters", () => {
       180_000,
     );
     await rolledOut(hub, ns, "web", 120_000);
-  }, 420_000);
+    for (const name of SHOP) {
+      await eventually(
+        async () =>
+          await seenFlags(hub, ns, (await readyPods(hub, ns, name, 1, 180_000))[0]?.metadata?.name ?? ""),
+        (seen) =>
+          seen.env["FLAG_CRASH_ON_START"] === "false" &&
+          sidecarValue(seen.sidecar, "shop-greeting") === "hello",
+        `${name} running with both shop flags delivered`,
+        180_000,
+      );
+      await rolledOut(hub, ns, name, 120_000);
+    }
+  }, 480_000);
 
   afterAll(async () => {
     await killOperator();
@@ -196,5 +249,70 @@ describeOnNode("FlagRollouts on a real node, across two clusters", () => {
     for (const pod of pods)
       expect((await seenFlags(hub, ns, pod.metadata?.name ?? "")).env["FLAG_GREETING"]).toBe("hi");
     expect((await remoteFlag("greeting")).spec.defaultValue).toBe("hi");
+  });
+
+  const shopGeneration = async (name: string) =>
+    (await hub.makeApiClient(AppsV1Api).readNamespacedDeployment({ namespace: ns, name })).metadata
+      ?.generation;
+  const shopSeen = async (name: string) =>
+    seenFlags(hub, ns, (await readyPods(hub, ns, name, 1, 180_000))[0]?.metadata?.name ?? "");
+
+  it("changes the canary half first: a crash there halts the plan before the other half is touched", async () => {
+    const untouched = await shopGeneration("shop-b");
+    await createPlan("shop-crash", {
+      flag: { namespace: ns, name: "shop-crash" },
+      change: { defaultValue: "true" },
+      waves: [{ clusters: ["local"], bakeSeconds: 30, workloadPercent: 50 }],
+    });
+    const plan = await eventually(
+      () => readPlan("shop-crash"),
+      (p) => p.status?.phase === "RolledBack" || p.status?.phase === "Succeeded",
+      "plan shop-crash finished",
+      240_000,
+    );
+    expect(plan.status?.message).toMatch(/cluster local: shop-a-[a-z0-9-]+: /);
+    const cluster = plan.status?.waves?.[0]?.clusters[0];
+    expect(cluster?.canary?.map((w) => w.name)).toEqual(["shop-a"]);
+    expect(cluster?.workloads?.find((w) => w.name === "shop-b")?.health).toBe("Waiting");
+    // shop-b's pod template never changed; shop-a runs again on the old value.
+    expect(await shopGeneration("shop-b")).toBe(untouched);
+    await rolledOut(hub, ns, "shop-a", 180_000);
+    expect((await shopSeen("shop-a")).env["FLAG_CRASH_ON_START"]).toBe("false");
+    expect((await shopSeen("shop-b")).env["FLAG_CRASH_ON_START"]).toBe("false");
+  });
+
+  it("serves a sidecar flag's change to the canary's pods only until it passed, then to all", async () => {
+    const generations = await Promise.all(SHOP.map(shopGeneration));
+    await createPlan("shop-greeting", {
+      flag: { namespace: ns, name: "shop-greeting" },
+      change: { defaultValue: "hi" },
+      waves: [{ clusters: ["local"], bakeSeconds: 15, workloadPercent: 50 }],
+    });
+    // While the canary bakes, shop-a's sidecar serves the change and shop-b's the old value.
+    await eventually(
+      () => readPlan("shop-greeting"),
+      (p) => p.status?.waves?.[0]?.stage === "Canary" && p.status.waves[0].phase === "Baking",
+      "the canary step baking",
+      120_000,
+    );
+    expect(sidecarValue((await shopSeen("shop-a")).sidecar, "shop-greeting")).toBe("hi");
+    expect(sidecarValue((await shopSeen("shop-b")).sidecar, "shop-greeting")).toBe("hello");
+    const plan = await eventually(
+      () => readPlan("shop-greeting"),
+      (p) => p.status?.phase === "Succeeded" || p.status?.phase === "RolledBack",
+      "plan shop-greeting finished",
+      120_000,
+    );
+    expect(plan.status?.phase).toBe("Succeeded");
+    expect(plan.status?.waves?.[0]?.stage).toBe("All");
+    for (const name of SHOP)
+      await eventually(
+        async () => sidecarValue((await shopSeen(name)).sidecar, "shop-greeting"),
+        (value) => value === "hi",
+        `${name}'s sidecar serving the change`,
+        30_000,
+      );
+    // A sidecar flag's change restarts nothing, in either step.
+    expect(await Promise.all(SHOP.map(shopGeneration))).toEqual(generations);
   });
 });

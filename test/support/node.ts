@@ -65,6 +65,12 @@ export async function getFromPod(
   return core.connectGetNamespacedPodProxyWithPath({ name: `${pod}:${port}`, namespace, path });
 }
 
+/** The value of a flag in a sidecar's GET /flags answer (SeenFlags.sidecar). */
+export function sidecarValue(sidecar: unknown, name: string): string | undefined {
+  if (!Array.isArray(sidecar)) return undefined;
+  return (sidecar as { name: string; value: string }[]).find((f) => f.name === name)?.value;
+}
+
 export async function seenFlags(kc: KubeConfig, namespace: string, pod: string): Promise<SeenFlags> {
   return (await getFromPod(kc, namespace, pod, DEMO_APP_PORT, "flags.json")) as SeenFlags;
 }

@@ -35,8 +35,26 @@ describe("the --wave syntax", () => {
     expect(parseWave("local:86400")).toMatchObject({ ok: true, wave: { bakeSeconds: 86400 } });
   });
 
+  it("reads a last part ending in % as the share of workloads changed first", () => {
+    expect(parseWave("prod:300:10%")).toEqual({
+      ok: true,
+      wave: { clusters: ["prod"], bakeSeconds: 300, workloadPercent: 10 },
+    });
+    expect(parseWave("region=eu:25%")).toEqual({
+      ok: true,
+      wave: { clusterSelector: { matchLabels: { region: "eu" } }, workloadPercent: 25 },
+    });
+  });
+
   it("writes a wave back as it reads it", () => {
-    for (const text of ["local:60", "eu-1,eu-2:0", "region=eu,tier=prod:300", "staging"]) {
+    for (const text of [
+      "local:60",
+      "eu-1,eu-2:0",
+      "region=eu,tier=prod:300",
+      "staging",
+      "prod:300:10%",
+      "prod:5%",
+    ]) {
       const parsed = parseWave(text);
       expect(parsed.ok && waveText(parsed.wave)).toBe(text);
     }
@@ -62,6 +80,12 @@ describe("the --wave syntax", () => {
     expect(why("=eu")).toContain('has "", which is not a label key');
     expect(why("region=e u")).toContain('has "e u", which is not a label value');
     expect(why("region=eu,region=us")).toContain("names label region twice");
+    expect(why("prod:300:0%")).toBe(
+      '"prod:300:0%" has workload percent "0%": it must be a whole percent from 1 to 99',
+    );
+    expect(why("prod:100%")).toContain("from 1 to 99");
+    expect(why("prod:x%")).toContain('has workload percent "x%"');
+    expect(why("10%")).toBe('"10%" names no cluster before its percent');
   });
 });
 
@@ -129,7 +153,7 @@ describe("rollout create", () => {
   it("names every usage error by its option", () => {
     expect(errorsOf(["rollout", "create", "shop/a"])).toEqual([
       "--value: or --enabled is required (or -f FILE): the change to roll out",
-      "--wave: is required: one per wave, in order (IDS[:SECONDS] or KEY=VALUE[,KEY=VALUE][:SECONDS])",
+      "--wave: is required: one per wave, in order (IDS[:SECONDS][:PERCENT%] or KEY=VALUE[,KEY=VALUE][:SECONDS][:PERCENT%])",
     ]);
     expect(
       errorsOf([
@@ -218,7 +242,7 @@ describe("the other plan verbs", () => {
     ]);
     expect(errorsOf(["promote", "shop/a", "--from", "Staging"])).toEqual([
       "--from: must be a DNS-1123 label (lowercase letters, digits and '-', at most 63) (a cluster id)",
-      "--wave: is required: one per wave, in order (IDS[:SECONDS] or KEY=VALUE[,KEY=VALUE][:SECONDS])",
+      "--wave: is required: one per wave, in order (IDS[:SECONDS][:PERCENT%] or KEY=VALUE[,KEY=VALUE][:SECONDS][:PERCENT%])",
     ]);
   });
 

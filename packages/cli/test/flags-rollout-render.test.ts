@@ -114,6 +114,43 @@ describe("the timeline of get", () => {
     );
   });
 
+  it("shows a wave's canary step: its share, the canary workloads and how many are held back", () => {
+    const canary: RolloutView = {
+      ...created,
+      spec: { ...created.spec, waves: [{ clusters: ["local"], bakeSeconds: 120, workloadPercent: 10 }] },
+      status: {
+        phase: "Progressing",
+        currentWave: 0,
+        waves: [
+          {
+            phase: "Baking",
+            stage: "Canary",
+            clusters: [
+              {
+                id: "local",
+                phase: "Baking",
+                canary: [{ kind: "Deployment", name: "api", matchLabels: { app: "api" } }],
+                workloads: [
+                  { kind: "Deployment", name: "api", health: "Healthy", canary: true },
+                  { kind: "Deployment", name: "web", health: "Waiting", canary: false },
+                  { kind: "Deployment", name: "worker", health: "Waiting", canary: false },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(renderTimeline(canary).split("\n").slice(-6)).toEqual([
+      "waves:",
+      "  wave 0  Baking  local, bake 120s, 10% of workloads first (canary step)",
+      "    local  Baking",
+      "      canary: Deployment api",
+      "      2 more held back until the canary passed",
+      "",
+    ]);
+  });
+
   it("shows a plan the operator has not picked up as its spec's waves, Pending", () => {
     expect(renderTimeline({ ...created, author: "" })).toBe(
       [

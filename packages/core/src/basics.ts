@@ -51,6 +51,9 @@ export const CLUSTER_PHASES = ["Connected", "Disconnected", "Error"] as const;
 export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
 
 export const DEFAULT_SIDECAR_PORT = 8514;
+/** Where the injected sidecar's downward API volume is mounted, and its file of the pod's labels. */
+export const SIDECAR_PODINFO_MOUNT = "/etc/svc-flags-podinfo";
+export const SIDECAR_POD_LABELS_FILE = "labels";
 
 export const INT64_MAX = "9223372036854775807";
 export const INT64_MIN = "-9223372036854775808";
@@ -195,5 +198,6 @@ export const FINISHED_ROLLOUT_PHASES: readonly RolloutPhase[] = [
 
 export const WAVE_PHASES = ["Pending", "Applying", "Baking", "Succeeded", "Failed", "RolledBack"] as const;
 export type WavePhase = (typeof WAVE_PHASES)[number];
-export const WORKLOAD_HEALTH = ["Healthy", "Progressing", "Unhealthy"] as const;
+/** Waiting: a workload a wave holds back until its canary workloads passed. */
+export const WORKLOAD_HEALTH = ["Healthy", "Progressing", "Unhealthy", "Waiting"] as const;
 export type WorkloadHealthState = (typeof WORKLOAD_HEALTH)[number];

@@ -14,6 +14,7 @@ import {
   type DeliveryCluster,
 } from "./delivered-value.ts";
 import { indexFlags, matchingFlags, type NamespaceFlags } from "./flag-index.ts";
+import { flagForWorkload } from "./rollout-canary.ts";
 import {
   configMapMountPath,
   configMapVolumeName,
@@ -96,7 +97,11 @@ export function planWorkload(
   const observed = observeDelivery(workload);
   const containers = flagContainers(workload);
   const managed = new Set(observed.managedEnv);
-  const matches = matchingFlags(index, workload);
+  // A wave's canary step holds the flag back from the workloads outside its canary.
+  const matches = matchingFlags(index, workload).map((m) => {
+    const flag = flagForWorkload(m.flag, workload);
+    return flag === m.flag ? m : { ...m, flag };
+  });
   const valid = matches.filter((m) => undeliverableReason(m.flag.spec) === undefined);
   const here = workloadIdentity(cluster, workload);
   // What each enabled envVar or configMap flag delivers to this workload.

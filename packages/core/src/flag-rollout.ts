@@ -14,6 +14,7 @@ import {
   type WorkloadHealthState,
 } from "./basics.ts";
 import type { ObjectMeta } from "./object-meta.ts";
+import { CANARY_WORKLOADS_MAX } from "./rollout-canary.ts";
 import { Conditions, dns1123Label, labelMap } from "./schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 import { WORKLOAD_KINDS } from "./workload.ts";
@@ -39,6 +40,8 @@ export const DEFAULT_BAKE_SECONDS = 60;
 /** How long a wave may take to be delivered and healthy before its gate fails. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 export const PROGRESS_DEADLINE_SECONDS_MAX = 3_600;
+export const WAVE_STAGES = ["Canary", "All"] as const;
+export type WaveStage = (typeof WAVE_STAGES)[number];
 
 const properties = FeatureFlagSpec.properties;
 export const RolloutChange = Type.Object(
@@ -93,6 +96,13 @@ export const Wave = Type.Object(
         maximum: BAKE_SECONDS_MAX,
         default: DEFAULT_BAKE_SECONDS,
         description: `How long the wave's workloads must stay healthy once delivered and healthy. Default ${DEFAULT_BAKE_SECONDS}.`,
+      }),
+    ),
+    workloadPercent: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 99,
+        description: `Change this percentage of each cluster's matching workloads first (the first in kind and name order, at least one, at most ${CANARY_WORKLOADS_MAX}); once they baked healthy, all of them. envVar and sidecar delivery only: one ConfigMap key serves every workload that mounts it.`,
       }),
     ),
   },
@@ -173,6 +183,8 @@ export const RolloutWorkload = Type.Object({
   name: Type.String({ maxLength: 253 }),
   health: Type.Enum([...WORKLOAD_HEALTH]),
   message: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** One of the workloads the wave's first step changes. */
+  canary: Type.Optional(Type.Boolean()),
   /** Restart counts of its pods before the change (pods that had none are left out). */
   restartsBefore: Type.Optional(
     Type.Unsafe<Record<string, number>>({ type: "object", additionalProperties: { type: "integer" } }),
@@ -192,11 +204,27 @@ export const RolloutCluster = Type.Object({
   deliveredAt: Type.Optional(Time),
   message: Type.Optional(Type.String({ maxLength: 4096 })),
   workloads: Type.Optional(Type.Array(RolloutWorkload, { maxItems: 200 })),
+  /** The workloads the wave's first step changes (a wave with workloadPercent). */
+  canary: Type.Optional(
+    Type.Array(
+      Type.Object({
+        kind: Type.String({ maxLength: 64 }),
+        name: Type.String({ maxLength: 253 }),
+        matchLabels: Type.Unsafe<Record<string, string>>({
+          type: "object",
+          additionalProperties: { type: "string" },
+        }),
+      }),
+      { maxItems: CANARY_WORKLOADS_MAX },
+    ),
+  ),
 });
 export type RolloutCluster = Type.Static<typeof RolloutCluster>;
 
 export const RolloutWave = Type.Object({
   phase: Type.Enum([...WAVE_PHASES]),
+  /** A wave with workloadPercent: its canary workloads first, then all. */
+  stage: Type.Optional(Type.Enum([...WAVE_STAGES])),
   clusters: Type.Array(RolloutCluster, { maxItems: WAVE_CLUSTERS_MAX }),
   startedAt: Type.Optional(Time),
   bakeUntil: Type.Optional(Time),

@@ -39,5 +39,6 @@ export * from "./sso.ts";
 export * from "./flag-rollout.ts";
 export * from "./rollout-health.ts";
 export * from "./rollout-waves.ts";
+export * from "./rollout-canary.ts";
 export * from "./rollout-plan.ts";
 export * from "./rollout-audit.ts";

@@ -36,6 +36,8 @@ export interface ObservedWorkload {
   /** A Deployment's Progressing condition said ProgressDeadlineExceeded. */
   progressDeadlineExceeded: boolean;
   pods: readonly ObservedPod[];
+  /** Its spec.selector.matchLabels: how a sidecar in one of its pods knows it (rollout-canary.ts). */
+  matchLabels?: Record<string, string> | undefined;
 }
 
 export interface WorkloadHealth {
@@ -127,7 +129,12 @@ export function observePod(pod: PodObject): ObservedPod | undefined {
 /** The structural subset of an apps/v1 workload's metadata and status the gate reads. */
 export interface WorkloadStatusObject {
   metadata?: { name?: string | undefined; generation?: number | undefined } | undefined;
-  spec?: { replicas?: number | undefined } | undefined;
+  spec?:
+    | {
+        replicas?: number | undefined;
+        selector?: { matchLabels?: Record<string, string> | undefined } | undefined;
+      }
+    | undefined;
   status?:
     | {
         observedGeneration?: number | undefined;
@@ -162,5 +169,6 @@ export function observeWorkload(
       status.conditions?.some((c) => c.type === "Progressing" && c.reason === "ProgressDeadlineExceeded") ??
       false,
     pods: pods.flatMap((pod) => observePod(pod) ?? []),
+    matchLabels: object.spec?.selector?.matchLabels ?? {},
   };
 }

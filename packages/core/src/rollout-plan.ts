@@ -15,6 +15,7 @@ import {
   type RolloutWave,
 } from "./flag-rollout.ts";
 import { restartsBefore, workloadHealth, type ObservedWorkload } from "./rollout-health.ts";
+import { chooseCanary, isCanaryWorkload, type FlagCanary } from "./rollout-canary.ts";
 import {
   capturePrevious,
   changeErrors,
@@ -22,6 +23,7 @@ import {
   holdsTarget,
   previousTarget,
   resolveWaves,
+  workloadPercentErrors,
   type FieldTarget,
   type PlanCluster,
 } from "./rollout-waves.ts";
@@ -32,6 +34,8 @@ export const HEALTH_POLL_MS = 1000;
 
 export interface ObservedFlag {
   spec: FeatureFlagSpec;
+  /** The canary annotation it carries (readCanary). */
+  canary?: FlagCanary | undefined;
   generation: number;
   observedGeneration: number | undefined;
   phase: FlagPhase | undefined;
@@ -44,6 +48,8 @@ export type ClusterObservation =
   | { reachable: true; flag: ObservedFlag | undefined; workloads: readonly ObservedWorkload[] };
 
 export interface PlanInput {
+  /** The plan's name (its canary annotations name it). */
+  name: string;
   spec: FlagRolloutSpec;
   generation: number;
   status: FlagRolloutStatus;
@@ -274,33 +280,84 @@ class Round {
       const problem =
         observed.flag === undefined
           ? `flag ${spec.flag.namespace}/${spec.flag.name} not found`
-          : describeErrors(changeErrors(observed.flag.spec, spec.change, "change"));
+          : describeErrors([
+              ...workloadPercentErrors(observed.flag.spec, spec.waves[index], index),
+              ...changeErrors(observed.flag.spec, spec.change, "change"),
+            ]);
       if (problem !== "") {
         this.#failWave(index, cluster, `cluster ${cluster.id}: ${problem}`);
         return false;
       }
       seen.push({ cluster, flag: observed.flag as ObservedFlag, workloads: observed.workloads });
     }
+    const percent = spec.waves[index]?.workloadPercent;
     for (const { cluster, flag, workloads } of seen) {
+      const canary = percent === undefined ? undefined : chooseCanary(workloads, percent);
       Object.assign(cluster, capturePrevious(flag.spec, spec.change), {
         phase: "Applying",
-        workloads: workloads.map((w) => ({
-          kind: w.kind,
-          name: w.name,
-          health: "Progressing",
-          restartsBefore: restartsBefore(w),
-        })),
+        workloads: workloads.map((w) => {
+          const inCanary = canary?.includes(w);
+          return {
+            kind: w.kind,
+            name: w.name,
+            ...(canary === undefined ? {} : { canary: inCanary }),
+            ...(canary === undefined || inCanary === true
+              ? { health: "Progressing" }
+              : { health: "Waiting", message: "held back until the canary workloads passed" }),
+            restartsBefore: restartsBefore(w),
+          };
+        }),
+        ...(canary === undefined
+          ? {}
+          : {
+              canary: canary.map((w) => ({ kind: w.kind, name: w.name, matchLabels: w.matchLabels ?? {} })),
+            }),
       });
-      this.#write(cluster.id, changeTarget(spec.change));
+      this.#write(cluster.id, this.#target(cluster));
     }
+    if (wave.clusters.some((c) => c.canary !== undefined)) wave.stage = "Canary";
     wave.phase = "Applying";
     wave.startedAt = this.#now();
     this.#setPhase(
       this.#forwardPhase(),
       "WaveStarted",
-      `wave ${index}: applying to ${wave.clusters.map((c) => c.id).join(", ")}`,
+      `wave ${index}: applying to ${wave.stage === "Canary" ? "the canary workloads of " : ""}${wave.clusters.map((c) => c.id).join(", ")}`,
     );
     return true;
+  }
+
+  /** What a cluster's flag must hold at the wave's stage: the change, with its canary while it has one. */
+  #target(cluster: RolloutCluster, stage: RolloutWave["stage"] = "Canary"): FieldTarget {
+    if (stage !== "Canary" || cluster.canary === undefined) return changeTarget(this.#input.spec.change);
+    const canary: FlagCanary = {
+      plan: this.#input.name,
+      workloads: cluster.canary,
+      held: previousTarget(cluster),
+    };
+    return changeTarget(this.#input.spec.change, canary);
+  }
+
+  /** The canary workloads passed their gate: the wave goes on to all its workloads. */
+  #widen(index: number, wave: RolloutWave): void {
+    wave.stage = "All";
+    wave.phase = "Applying";
+    wave.startedAt = this.#now();
+    delete wave.bakeUntil;
+    for (const cluster of wave.clusters) {
+      cluster.phase = "Applying";
+      delete cluster.deliveredAt;
+      const observed = this.#input.observed.get(cluster.id);
+      const workloads = observed?.reachable === true ? observed.workloads : [];
+      for (const record of cluster.workloads ?? []) {
+        if (record.canary !== false) continue;
+        // Their baseline is now: a restart while the canary baked was not this change's.
+        const now = workloads.find((w) => w.kind === record.kind && w.name === record.name);
+        record.health = "Progressing";
+        delete record.message;
+        if (now !== undefined) record.restartsBefore = restartsBefore(now);
+      }
+    }
+    this.#event("Normal", "CanaryPassed", `wave ${index}: the canary workloads passed; applying to all`);
   }
 
   /** Queues a write to a cluster's flag, once per round. */
@@ -315,7 +372,6 @@ class Round {
   /** Watches an applied wave; true once its gate passed. */
   #gate(index: number, wave: RolloutWave): boolean {
     const { spec, now } = this.#input;
-    const target = changeTarget(spec.change);
     const deadlineMs = (spec.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS) * 1000;
     const bakeMs = (spec.waves[index]?.bakeSeconds ?? DEFAULT_BAKE_SECONDS) * 1000;
     let waiting = "";
@@ -328,7 +384,8 @@ class Round {
       const flag = observed.flag;
       if (flag === undefined)
         return this.#failWave(index, cluster, `cluster ${cluster.id}: the flag was deleted during the plan`);
-      if (!holdsTarget(flag.spec, target)) {
+      const target = this.#target(cluster, wave.stage);
+      if (!holdsTarget(flag, target)) {
         // Not written yet (this round, or a restart between recording and writing): written now.
         this.#write(cluster.id, target);
         waiting ||= `cluster ${cluster.id}: writing the change`;
@@ -342,6 +399,8 @@ class Round {
           `cluster ${cluster.id}: delivery degraded: ${flag.message ?? ""}`,
         );
       for (const workload of observed.workloads) {
+        if (target.canary !== undefined && !isCanaryWorkload(target.canary, workload.kind, workload.name))
+          continue;
         const record = cluster.workloads?.find((w) => w.kind === workload.kind && w.name === workload.name);
         const health = workloadHealth(workload, record?.restartsBefore ?? {});
         if (record !== undefined) Object.assign(record, { health: health.state, message: health.message });
@@ -370,6 +429,10 @@ class Round {
     const bakeEnd = wave.bakeUntil === undefined ? undefined : Date.parse(wave.bakeUntil);
     const deadline = (bakeEnd ?? Date.parse(wave.startedAt ?? this.#now())) + deadlineMs;
     const baked = bakeEnd !== undefined && (now.getTime() >= bakeEnd || spec.skipBake === index);
+    if (baked && waiting === "" && wave.stage === "Canary") {
+      this.#widen(index, wave);
+      return this.#gate(index, wave);
+    }
     if (baked && waiting === "") {
       wave.phase = "Succeeded";
       wave.finishedAt = this.#now();
@@ -421,7 +484,7 @@ class Round {
           continue;
         }
         const target = previousTarget(cluster);
-        if (observed.flag !== undefined && !holdsTarget(observed.flag.spec, target)) {
+        if (observed.flag !== undefined && !holdsTarget(observed.flag, target)) {
           this.#write(cluster.id, target);
           pending = true;
           continue;

@@ -3,13 +3,14 @@
 import { canonicalJson } from "./canonical-json.ts";
 import type { ClusterConnectionResource } from "./cluster-registration.ts";
 import { validateFlagSpec, type FeatureFlagSpec } from "./flag.ts";
+import { writeFields, type FlagCanary, type SpecEdit } from "./rollout-canary.ts";
 import { fieldPath, type FieldError } from "./validation.ts";
 import {
   ROLLOUT_CHANGE_FIELDS,
   type FlagRolloutSpec,
   type RolloutChange,
-  type RolloutChangeField,
   type RolloutCluster,
+  type Wave,
 } from "./flag-rollout.ts";
 
 /** The ClusterConnection label that makes plans touching the cluster wait for a second user. */
@@ -72,14 +73,16 @@ export function resolveWaves(
   return { ok: true, waves: resolved };
 }
 
-/** What a cluster's flag must hold: fields set to these values, and fields left unset. */
-export interface FieldTarget {
-  set: Partial<FeatureFlagSpec>;
-  remove: RolloutChangeField[];
+/**
+ * What a cluster's flag must hold: fields set to these values, fields left unset, and the canary
+ * annotation of a wave's first step (absent: the flag must not carry one).
+ */
+export interface FieldTarget extends SpecEdit {
+  canary?: FlagCanary | undefined;
 }
 
-export function changeTarget(change: RolloutChange): FieldTarget {
-  return { set: { ...change }, remove: [] };
+export function changeTarget(change: RolloutChange, canary?: FlagCanary): FieldTarget {
+  return { set: { ...change }, remove: [], ...(canary === undefined ? {} : { canary }) };
 }
 
 /** The rollback of a cluster: its fields as they were before the plan. */
@@ -100,20 +103,23 @@ export function capturePrevious(
 }
 
 /** Whether a flag holds a target (values compared as canonical JSON). */
-export function holdsTarget(spec: FeatureFlagSpec, target: FieldTarget): boolean {
+export function holdsTarget(
+  flag: { spec: FeatureFlagSpec; canary?: FlagCanary | undefined },
+  target: FieldTarget,
+): boolean {
+  const { spec } = flag;
   return (
     Object.entries(target.set).every(
       ([field, value]) => canonicalJson(spec[field as keyof FeatureFlagSpec]) === canonicalJson(value),
-    ) && target.remove.every((field) => spec[field] === undefined)
+    ) &&
+    target.remove.every((field) => spec[field] === undefined) &&
+    canonicalJson(flag.canary ?? null) === canonicalJson(target.canary ?? null)
   );
 }
 
 /** A flag spec with a target written over it. */
 export function applyTarget(spec: FeatureFlagSpec, target: FieldTarget): FeatureFlagSpec {
-  const removed = new Set<string>(target.remove);
-  return Object.fromEntries(
-    Object.entries({ ...spec, ...target.set }).filter(([field]) => !removed.has(field)),
-  ) as FeatureFlagSpec;
+  return writeFields(spec, target);
 }
 
 /** What is wrong with a change for the flag it would change in one cluster (a value of its type, variants). */
@@ -123,4 +129,23 @@ export function changeErrors(spec: FeatureFlagSpec, change: RolloutChange, prefi
   return checked.ok
     ? []
     : checked.errors.map((e) => ({ field: fieldPath(prefix, e.field), message: e.message }));
+}
+
+/**
+ * Why a wave cannot change part of a cluster's workloads first: a configMap flag's key is one
+ * value for every workload that mounts its ConfigMap.
+ */
+export function workloadPercentErrors(
+  spec: FeatureFlagSpec,
+  wave: Pick<Wave, "workloadPercent"> | undefined,
+  index: number,
+): FieldError[] {
+  if (wave?.workloadPercent === undefined || spec.delivery.configMap === undefined) return [];
+  return [
+    {
+      field: `waves.${index}.workloadPercent`,
+      message:
+        "the flag is delivered by configMap, whose one key serves every workload that mounts it; only an envVar or sidecar flag can change part of its workloads first",
+    },
+  ];
 }

@@ -104,18 +104,24 @@ describe("a workload's health after a change", () => {
       ready: 3,
       progressDeadlineExceeded: false,
       pods: [{ name: "agent-1", ready: true, restarts: 3, waitingReason: "CrashLoopBackOff" }],
+      matchLabels: {},
     });
     const deployment = observeWorkload(
       "Deployment",
       {
         metadata: { name: "web", generation: 2 },
-        spec: { replicas: 3 },
+        spec: { replicas: 3, selector: { matchLabels: { app: "web" } } },
         status: {
           conditions: [{ type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded" }],
         },
       },
       [],
     );
-    expect(deployment).toMatchObject({ desired: 3, updated: 0, progressDeadlineExceeded: true });
+    expect(deployment).toMatchObject({
+      desired: 3,
+      updated: 0,
+      progressDeadlineExceeded: true,
+      matchLabels: { app: "web" },
+    });
   });
 });

@@ -120,6 +120,7 @@ class Fleet {
     // Delivery catches up with the last write one round later.
     for (const c of Object.values(this.clusters)) if (c.flag) c.flag.observedGeneration = c.flag.generation;
     const decision = decidePlan({
+      name: "checkout-on",
       spec: this.spec,
       generation: 1,
       status: this.status,
@@ -424,6 +425,7 @@ describe("a plan's decisions", () => {
     expect(end.message).toContain("change.defaultValue");
     expect(invalid.clusters["a"]?.writes).toEqual([]);
     const blocked = decidePlan({
+      name: "checkout-on",
       spec: twoWaves(),
       generation: 1,
       status: {},

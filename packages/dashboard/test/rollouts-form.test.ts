@@ -42,6 +42,12 @@ describe("the body", () => {
     expect(formProblems(form())).toEqual({});
   });
 
+  it("adds a wave's share of workloads changed first when given", () => {
+    const body = bodyOf(form({ waves: [{ ...emptyWave(5), clusters: ["local"], workloadPercent: " 10 " }] }));
+    expect(body.waves).toEqual([{ clusters: ["local"], bakeSeconds: 5, workloadPercent: 10 }]);
+    expect(validateRolloutSpec(body).ok).toBe(true);
+  });
+
   it("adds the name, enabled, the JSON fields and the start time when given", () => {
     const body = bodyOf(
       form({
@@ -79,7 +85,7 @@ describe("problems before sending", () => {
             { ...emptyWave(), bakeSeconds: "90000" },
             { ...emptyWave(), by: "selector", selector: "region" },
             { ...emptyWave(), bakeSeconds: "1.5", clusters: ["a"] },
-            { ...emptyWave(), clusters: ["a"] },
+            { ...emptyWave(), clusters: ["a"], workloadPercent: "100" },
           ],
           startAt: "soon",
         }),
@@ -94,6 +100,7 @@ describe("problems before sending", () => {
       "waves.1.clusterSelector": "region: write it as key=value",
       "waves.2.bakeSeconds": "must be whole seconds from 0 to 86400",
       "waves.3.clusters": "names cluster a, which waves.2 names too",
+      "waves.3.workloadPercent": "must be a whole percent from 1 to 99, or empty for all at once",
       startAt: "is not a time",
     });
   });

@@ -179,6 +179,40 @@ describe("the timeline", () => {
     });
   });
 
+  it("shows a wave's share of workloads first, its step, the canary workloads and the held-back ones", () => {
+    const spec = { ...plan().spec, waves: [{ clusters: ["local"], bakeSeconds: 5, workloadPercent: 10 }] };
+    const [wave] = timelineOf({
+      spec,
+      status: {
+        phase: "Progressing",
+        waves: [
+          {
+            phase: "Baking",
+            stage: "Canary",
+            clusters: [
+              {
+                id: "local",
+                phase: "Baking",
+                workloads: [
+                  { kind: "Deployment", name: "api", health: "Healthy", canary: true },
+                  { kind: "Deployment", name: "web", health: "Waiting", canary: false },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(wave?.bake).toBe("bake 5 s; 10 % of each cluster's workloads first (canary step)");
+    expect(wave?.clusters[0]?.workloads.map((w) => [w.title, w.badge.label])).toEqual([
+      ["Deployment api (canary)", "Healthy"],
+      ["Deployment web", "Held back"],
+    ]);
+    expect(timelineOf({ spec, status: {} })[0]?.bake).toBe(
+      "bake 5 s; 10 % of each cluster's workloads first",
+    );
+  });
+
   it("summarizes the change", () => {
     expect(changeSummary({ defaultValue: "42", enabled: false, targeting: {} })).toBe(
       "defaultValue 42, disabled, targeting",

@@ -176,6 +176,7 @@ describe("rollouts", () => {
     const labels = wave1.getByLabel("Wave 1 cluster labels");
     await labels.fill("region=nowhere");
     await wave1.getByLabel("Wave 1 bake seconds").fill("3600");
+    await wave1.getByLabel("Wave 1 workloads first (%)").fill("50");
 
     // Refused by the API (only it knows the registered clusters): its message under the field.
     await page.getByRole("button", { name: "Create rollout" }).click();
@@ -197,6 +198,8 @@ describe("rollouts", () => {
     await baking.getByRole("timer").waitFor({ timeout: 60_000 });
     expect(await baking.getByRole("timer").textContent()).toMatch(/^(59 min \d+ s|1 h) left$/);
     expect(await baking.getByRole("row", { name: /edge/ }).textContent()).toContain("Baking");
+    // Its flag targets no workload in edge: no canary to take first, so the wave has no step.
+    expect(await baking.textContent()).toContain("bake 1 h; 50 % of each cluster's workloads first");
     expect(await planStatus(page).textContent()).toContain("Progressing");
     expect(await checkoutValues()).toEqual(["true", "true"]);
     const actions = page.getByRole("toolbar", { name: "Plan actions" });

@@ -4,8 +4,11 @@
 // reached with its ClusterConnection's own credentials (the local cluster: the hub's identity).
 import {
   API_GROUP_VERSION,
+  CANARY_ANNOTATION,
+  canaryAnnotationValue,
   FEATURE_FLAG,
   observeWorkload,
+  readCanary,
   type ClusterConnectionResource,
   type ClusterObservation,
   type FeatureFlagResource,
@@ -88,6 +91,7 @@ export class RolloutClusters {
           reachable: true,
           flag: {
             spec,
+            canary: readCanary(metadata.annotations),
             generation: metadata.generation ?? 0,
             observedGeneration: status?.observedGeneration,
             phase: status?.phase,
@@ -125,6 +129,7 @@ export class RolloutClusters {
       ...target.remove
         .filter((field) => flag.spec[field] !== undefined)
         .map((field): JsonPatchOperation => ({ op: "remove", path: `/spec/${field}` })),
+      ...canaryOperations(flag.metadata.annotations, target),
     ];
     const { writer } = await this.#access(connection, signal);
     this.#options.onWrite();
@@ -148,9 +153,10 @@ export class RolloutClusters {
     name: string,
     signal: AbortSignal,
   ): Promise<{ observed: ObservedWorkload; labelSelector: string } | undefined> {
-    const object = await writer.read<
-      WorkloadStatusObject & { spec?: { selector?: { matchLabels?: Record<string, string> } } }
-    >({ apiVersion: "apps/v1", kind, metadata: { namespace, name } }, { signal });
+    const object = await writer.read<WorkloadStatusObject>(
+      { apiVersion: "apps/v1", kind, metadata: { namespace, name } },
+      { signal },
+    );
     if (object === undefined) return undefined;
     const labelSelector = Object.entries(object.spec?.selector?.matchLabels ?? {})
       .map(([key, value]) => `${key}=${value}`)
@@ -201,4 +207,19 @@ export class RolloutClusters {
     this.#writers.delete(id);
     void cached?.writer.close();
   }
+}
+
+/** The JSON patch operations that give a flag the target's canary annotation, or take it away. */
+function canaryOperations(
+  annotations: Readonly<Record<string, string>> | undefined,
+  target: FieldTarget,
+): JsonPatchOperation[] {
+  // JSON Pointer escapes "/" as "~1" (the key has no "~").
+  const path = `/metadata/annotations/${CANARY_ANNOTATION.replaceAll("/", "~1")}`;
+  if (target.canary === undefined)
+    return annotations?.[CANARY_ANNOTATION] === undefined ? [] : [{ op: "remove", path }];
+  const value = canaryAnnotationValue(target.canary);
+  return annotations === undefined
+    ? [{ op: "add", path: "/metadata/annotations", value: { [CANARY_ANNOTATION]: value } }]
+    : [{ op: "add", path, value }];
 }

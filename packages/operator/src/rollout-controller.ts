@@ -129,6 +129,7 @@ export class RolloutController {
       ),
     );
     const decision = decidePlan({
+      name: plan.metadata.name,
       spec: plan.spec,
       generation: plan.metadata.generation ?? 0,
       status,

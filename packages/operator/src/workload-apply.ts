@@ -3,6 +3,7 @@
 // the API server removes it because svc's field manager owned it; fields of other managers are
 // never named, so never touched.
 import { flagContainers, SIDECAR_CONTAINER_NAME, type Workload, type WorkloadPlan } from "@svc/core";
+import { SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/basics";
 import type { ApplyConfiguration } from "@svc/kube";
 
 export interface SidecarSettings {
@@ -14,9 +15,8 @@ export interface SidecarSettings {
   };
 }
 
-/** The downward API volume the sidecar reads the pod's labels from. */
+/** The downward API volume the sidecar reads the pod's labels from (a rollout's canary step). */
 export const PODINFO_VOLUME = "svc-flags-podinfo";
-const PODINFO_MOUNT = "/etc/svc-flags-podinfo";
 
 /**
  * Whether the cluster runs native sidecars (init containers with restartPolicy Always, on by
@@ -43,7 +43,7 @@ function sidecarContainer(port: number, settings: SidecarSettings, native: boole
     ],
     readinessProbe: { httpGet: { path: "/healthz", port } },
     resources: settings.resources,
-    volumeMounts: [{ name: PODINFO_VOLUME, mountPath: PODINFO_MOUNT, readOnly: true }],
+    volumeMounts: [{ name: PODINFO_VOLUME, mountPath: SIDECAR_PODINFO_MOUNT, readOnly: true }],
   };
 }
 
@@ -68,7 +68,7 @@ export function workloadApplyConfiguration(
   if (plan.sidecar !== undefined) {
     volumes.push({
       name: PODINFO_VOLUME,
-      downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }] },
+      downwardAPI: { items: [{ path: SIDECAR_POD_LABELS_FILE, fieldRef: { fieldPath: "metadata.labels" } }] },
     });
   }
   const injected =

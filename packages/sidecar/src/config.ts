@@ -1,6 +1,6 @@
 // Settings of `svc sidecar`, from the environment (the operator sets them in the injected
 // container), read by the shared strict reader of @svc/core/settings.
-import { DEFAULT_SIDECAR_PORT } from "@svc/core/basics";
+import { DEFAULT_SIDECAR_PORT, SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/basics";
 import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
 
 export interface SidecarConfig {
@@ -19,6 +19,11 @@ export interface SidecarConfig {
   kubeconfigPath: string | undefined;
   heartbeatMs: number;
   logLevel: LogLevel;
+  /**
+   * The downward API file of the pod's labels: a pod outside a rollout's canary step serves the
+   * flag as it was. Without the file every such flag is served as it was until the step ends.
+   */
+  podLabelsPath?: string | undefined;
 }
 
 const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -43,6 +48,7 @@ export function configFromEnv(env: Environment): SidecarConfig {
     kubeconfigPath: read.text("KUBECONFIG", "").split(":")[0] || undefined,
     heartbeatMs: read.durationMs("SVC_SIDECAR_HEARTBEAT_MS", DEFAULT_HEARTBEAT_MS, HEARTBEAT_RANGE),
     logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
+    podLabelsPath: read.text("SVC_SIDECAR_POD_LABELS", `${SIDECAR_PODINFO_MOUNT}/${SIDECAR_POD_LABELS_FILE}`),
   };
   if (read.errors.length > 0) {
     throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));

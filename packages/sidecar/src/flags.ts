@@ -3,6 +3,7 @@
 // changes the stream and the precomputed responses follow.
 import type { FeatureFlagSpec, FlagType } from "@svc/core";
 import { FLAG_TYPES, isEnabled } from "@svc/core/basics";
+import { heldSpec, isCanaryPod, readCanary } from "@svc/core/rollout-canary";
 import type { EvaluationContext } from "@openfeature/core";
 import type { FlagRules, SidecarFlag } from "./sidecar-flag.ts";
 import { createHash } from "node:crypto";
@@ -18,7 +19,7 @@ import {
 
 /** The parts of a FeatureFlag object the sidecar reads (the rest of the resource is ignored). */
 export interface FeatureFlagObject {
-  metadata?: { name?: string; resourceVersion?: string };
+  metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };
   spec?: Partial<Pick<FeatureFlagSpec, "type" | "defaultValue" | "enabled" | "key" | keyof FlagRules>>;
 }
 
@@ -27,11 +28,21 @@ const RULE_FIELDS = ["variants", "defaultVariant", "targeting", "evaluators", "m
 /**
  * The sidecar flag of a FeatureFlag object, or undefined when the object lacks what a flag
  * needs. The CRD schema makes that impossible for stored objects; the check keeps a malformed
- * event from becoming a flag with an undefined value.
+ * event from becoming a flag with an undefined value. While a rollout's canary step names
+ * workloads, a pod of none of them (or whose labels are unknown) serves the flag as it was.
  */
-export function toSidecarFlag(object: FeatureFlagObject): SidecarFlag | undefined {
+export function toSidecarFlag(
+  object: FeatureFlagObject,
+  podLabels?: Readonly<Record<string, string>>,
+): SidecarFlag | undefined {
   const name = object.metadata?.name;
-  const spec = object.spec;
+  const canary = readCanary(object.metadata?.annotations);
+  const spec =
+    canary === undefined ||
+    object.spec === undefined ||
+    (podLabels !== undefined && isCanaryPod(canary, podLabels))
+      ? object.spec
+      : heldSpec(object.spec, canary);
   if (name === undefined || spec === undefined) return undefined;
   const { type, defaultValue } = spec;
   if (typeof defaultValue !== "string" || !(FLAG_TYPES as readonly unknown[]).includes(type))
@@ -100,9 +111,16 @@ export class FlagState {
   // The terms are recomputed when a flag goes rather than kept (a Buffer per flag is memory).
   #configDigest = Buffer.alloc(32);
 
-  /** `compiledRules`: how many targeted flags stay compiled (CompiledRules in responses.ts). */
-  constructor(compiledRules = COMPILED_RULES) {
+  readonly #podLabels: Readonly<Record<string, string>> | undefined;
+
+  /**
+   * `compiledRules`: how many targeted flags stay compiled (CompiledRules in responses.ts);
+   * `podLabels`: the labels of the sidecar's pod, which tell whether a rollout's canary step
+   * includes it.
+   */
+  constructor(compiledRules = COMPILED_RULES, podLabels?: Readonly<Record<string, string>>) {
     this.#rules = new CompiledRules(compiledRules);
+    this.#podLabels = podLabels;
   }
 
   get revision(): number {
@@ -174,7 +192,7 @@ export class FlagState {
       const name = object.metadata?.name;
       return name === undefined ? [] : this.#delete(name);
     }
-    const flag = toSidecarFlag(object);
+    const flag = toSidecarFlag(object, this.#podLabels);
     if (flag) return this.#upsert(flag);
     // An object that is not a usable flag any more must not keep serving its old value.
     const name = object.metadata?.name;
@@ -185,7 +203,7 @@ export class FlagState {
   replace(objects: readonly FeatureFlagObject[]): FlagChange[] {
     const flags = new Map<string, SidecarFlag>();
     for (const object of objects) {
-      const flag = toSidecarFlag(object);
+      const flag = toSidecarFlag(object, this.#podLabels);
       if (flag) flags.set(flag.name, flag);
     }
     const changes: FlagChange[] = [];

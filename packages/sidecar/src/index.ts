@@ -7,10 +7,11 @@ import { pino, type Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { BackoffPolicy } from "./backoff.ts";
 import type { SidecarConfig } from "./config.ts";
-import { FlagState, type FlagChange } from "./flags.ts";
+import { COMPILED_RULES, FlagState, type FlagChange } from "./flags.ts";
 import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
+import { readPodLabels } from "./pod-labels.ts";
 import { installLingeringClose } from "@svc/core/lingering-close";
 import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
@@ -55,7 +56,9 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
       ? inClusterConnection(process.env)
       : await loadKubeconfig(options.kubeconfigPath));
   const stats = newStats();
-  const state = new FlagState();
+  const podLabels =
+    options.podLabelsPath === undefined ? undefined : await readPodLabels(options.podLabelsPath);
+  const state = new FlagState(COMPILED_RULES, podLabels);
   const stream = new ChangeStream({
     state,
     stats,

@@ -13,6 +13,8 @@ describe("configFromEnv", () => {
       kubeconfigPath: undefined,
       heartbeatMs: 15_000,
       logLevel: "info",
+      // Where the operator mounts the pod's labels (a rollout's canary step reads them).
+      podLabelsPath: "/etc/svc-flags-podinfo/labels",
     });
   });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { EvaluationContext } from "@openfeature/core";
+import { CANARY_ANNOTATION, canaryAnnotationValue } from "@svc/core/rollout-canary";
 import { FlagState, toSidecarFlag, type FeatureFlagObject } from "../src/flags.ts";
+import { parsePodLabels } from "../src/pod-labels.ts";
 
 function featureFlag(
   name: string,
@@ -37,6 +39,53 @@ describe("toSidecarFlag", () => {
     expect(toSidecarFlag(featureFlag("x", { type: "float" as "json", defaultValue: "1" }))).toBeUndefined();
     expect(toSidecarFlag(featureFlag("x", { type: "string" }))).toBeUndefined();
     expect(toSidecarFlag({ spec: { type: "string", defaultValue: "" } })).toBeUndefined();
+  });
+});
+
+describe("a rollout's canary step (workloadPercent)", () => {
+  // The flag holds the change (enabled, "true"); before it, it was disabled with "false".
+  const changed: FeatureFlagObject = {
+    metadata: {
+      name: "new-checkout",
+      resourceVersion: "7",
+      annotations: {
+        [CANARY_ANNOTATION]: canaryAnnotationValue({
+          plan: "checkout-on",
+          workloads: [{ kind: "Deployment", name: "api", matchLabels: { app: "api" } }],
+          held: { set: { defaultValue: "false", enabled: false }, remove: [] },
+        }),
+      },
+    },
+    spec: { type: "boolean", defaultValue: "true" },
+  };
+
+  it("serves the change in a pod of a canary workload and the flag as it was elsewhere", () => {
+    expect(toSidecarFlag(changed, { app: "api", "pod-template-hash": "5d8" })).toMatchObject({
+      value: "true",
+      disabled: false,
+    });
+    expect(toSidecarFlag(changed, { app: "web" })).toMatchObject({ value: "false", disabled: true });
+    // Labels unknown (no downward API file): held back, never served early.
+    expect(toSidecarFlag(changed)).toMatchObject({ value: "false", disabled: true });
+  });
+
+  it("moves a held pod to the change, as one stream event, when the wave reaches every workload", () => {
+    const state = new FlagState(undefined, { app: "web" });
+    state.apply("ADDED", changed);
+    expect(state.get("new-checkout")?.flag).toMatchObject({ value: "false", disabled: true });
+    const widened = { metadata: { name: "new-checkout", resourceVersion: "8" }, spec: changed.spec };
+    expect(state.apply("MODIFIED", widened)).toMatchObject([
+      { kind: "update", flag: { value: "true", disabled: false } },
+    ]);
+  });
+
+  it("reads its pod's labels from the downward API file", () => {
+    expect(parsePodLabels('app="api"\npod-template-hash="5d8b9c"\nsvc.io/x="a.b_c-d"\n')).toEqual({
+      app: "api",
+      "pod-template-hash": "5d8b9c",
+      "svc.io/x": "a.b_c-d",
+    });
+    expect(parsePodLabels("")).toEqual({});
   });
 });
 

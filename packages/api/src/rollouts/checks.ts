@@ -8,6 +8,7 @@ import {
   planClusters,
   resolveWaves,
   validateRolloutSpec,
+  workloadPercentErrors,
   type FieldError,
   type FlagRolloutSpec,
   type PlanCluster,
@@ -33,14 +34,25 @@ export function registeredPlanClusters(ctx: ApiContext): Map<string, PlanCluster
   );
 }
 
-/** What a flag's change would break in one cluster, named under `change` and the cluster. */
-async function clusterErrors(ctx: ApiContext, spec: FlagRolloutSpec, id: string): Promise<FieldError[]> {
+/**
+ * What a flag's change would break in one cluster (of wave `wave`), named under `change` (or the
+ * wave) and the cluster.
+ */
+async function clusterErrors(
+  ctx: ApiContext,
+  spec: FlagRolloutSpec,
+  id: string,
+  wave: number,
+): Promise<FieldError[]> {
   const cluster = await readyCluster(ctx, id, 400);
   const { namespace, name } = spec.flag;
   const flag = cluster.flags.get(namespace, name);
   if (flag === undefined)
     return [{ field: "flag", message: `${namespace}/${name} not found in cluster ${id}` }];
-  return changeErrors(flag.spec, spec.change, "change").map((error) => ({
+  return [
+    ...workloadPercentErrors(flag.spec, spec.waves[wave], wave),
+    ...changeErrors(flag.spec, spec.change, "change"),
+  ].map((error) => ({
     field: error.field,
     message: `${error.message} (in cluster ${id})`,
   }));
@@ -59,8 +71,8 @@ export async function checkedPlan(
   const spec = validated.value;
   const resolved = resolveWaves(spec.waves, registeredPlanClusters(ctx));
   if (!resolved.ok) throw new HttpError(400, `${resolved.field}: ${resolved.message}`);
-  const clusters = resolved.waves.flat();
-  const errors = (await Promise.all(clusters.map((id) => clusterErrors(ctx, spec, id)))).flat();
+  const checks = resolved.waves.flatMap((ids, wave) => ids.map((id) => clusterErrors(ctx, spec, id, wave)));
+  const errors = (await Promise.all(checks)).flat();
   if (errors.length > 0) throw new HttpError(400, describeErrors(errors));
-  return { spec, clusters };
+  return { spec, clusters: resolved.waves.flat() };
 }

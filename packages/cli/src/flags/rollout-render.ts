@@ -88,7 +88,11 @@ function waveLine(index: number, wave: Wave, state: RolloutWave | undefined): st
     state?.finishedAt === undefined ? "" : `finished ${state.finishedAt}`,
   ].filter((t) => t !== "");
   const when = times.length === 0 ? "" : ` (${times.join(", ")})`;
-  const text = `wave ${index}  ${state?.phase ?? "Pending"}  ${waveTarget(wave)}, ${bake}${when}`;
+  const share =
+    wave.workloadPercent === undefined
+      ? ""
+      : `, ${wave.workloadPercent}% of workloads first${state?.stage === undefined ? "" : ` (${state.stage === "Canary" ? "canary" : "all"} step)`}`;
+  const text = `wave ${index}  ${state?.phase ?? "Pending"}  ${waveTarget(wave)}, ${bake}${share}${when}`;
   return withMessage(text, state?.message);
 }
 
@@ -100,8 +104,17 @@ function clusterLines(clusters: readonly RolloutCluster[]): string[] {
       `    ${cluster.id.padEnd(width)}  ${cluster.phase}${delivered}`,
       cluster.message,
     );
-    const unwell = (cluster.workloads ?? []).filter((w) => w.health !== "Healthy");
-    return [line, ...unwell.map((w) => withMessage(`      ${w.kind} ${w.name}  ${w.health}`, w.message))];
+    const workloads = cluster.workloads ?? [];
+    const unwell = workloads.filter((w) => w.health === "Progressing" || w.health === "Unhealthy");
+    const held = workloads.filter((w) => w.health === "Waiting").length;
+    return [
+      line,
+      ...(cluster.canary === undefined
+        ? []
+        : [`      canary: ${cluster.canary.map((w) => `${w.kind} ${w.name}`).join(", ")}`]),
+      ...unwell.map((w) => withMessage(`      ${w.kind} ${w.name}  ${w.health}`, w.message)),
+      ...(held === 0 ? [] : [`      ${held} more held back until the canary passed`]),
+    ];
   });
 }
 

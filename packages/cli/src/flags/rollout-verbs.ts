@@ -20,6 +20,8 @@ const WAVE_NOTES = [
   "--wave IDS[:SECONDS]: cluster ids, comma-separated (--wave local:60, --wave eu-1,eu-2:300);",
   "--wave KEY=VALUE[,KEY=VALUE][:SECONDS]: the clusters whose ClusterConnection has these labels;",
   "SECONDS is the wave's bake, 0 to 86400 (default 60): how long its workloads must stay healthy.",
+  "A last :PERCENT% (--wave prod:300:10%) changes that share of each cluster's matching workloads first",
+  "(envVar and sidecar flags); once they baked healthy, all of them, which bake again.",
   "Each wave starts when the one before passed its gate; a failed gate rolls every applied wave back.",
 ];
 const PLAN_OPTIONS: readonly OptionSpec[] = [OUTPUT, ...CONNECTION];

@@ -4,10 +4,12 @@
 //   --wave eu-1,eu-2:300
 //   --wave region=eu,tier=prod:300   labels every ClusterConnection of the wave carries
 //   --wave staging               without ":SECONDS" the plan's default bake (60 s)
-// Neither a cluster id nor a label holds a ':', so the last ':' always starts the bake.
+//   --wave prod:300:10%          the first 10 % of each cluster's matching workloads, then all
+// Neither a cluster id nor a label holds a ':' or a '%', so a last part ending in '%' is the
+// percent, and the last ':' before it starts the bake.
 import { BAKE_SECONDS_MAX, isDns1123Label, isLabelKey, isLabelValue, type Wave } from "@svc/core";
 
-export const WAVE_SYNTAX = "IDS[:SECONDS] or KEY=VALUE[,KEY=VALUE][:SECONDS]";
+export const WAVE_SYNTAX = "IDS[:SECONDS][:PERCENT%] or KEY=VALUE[,KEY=VALUE][:SECONDS][:PERCENT%]";
 
 export type ParsedWave = { ok: true; wave: Wave } | { ok: false; message: string };
 
@@ -51,18 +53,34 @@ function idsOf(target: string): string[] | string {
   return ids;
 }
 
+function percentOf(percent: string): number | string {
+  if (!/^[0-9]{1,2}$/.test(percent) || Number(percent) < 1)
+    return `has workload percent ${JSON.stringify(`${percent}%`)}: it must be a whole percent from 1 to 99`;
+  return Number(percent);
+}
+
 /** One --wave value as a wave of the plan's spec, or why it is not one. */
 export function parseWave(text: string): ParsedWave {
-  const colon = text.lastIndexOf(":");
-  const target = colon < 0 ? text : text.slice(0, colon);
+  let rest = text;
+  let share: { workloadPercent?: number } = {};
+  if (rest.endsWith("%")) {
+    const colon = rest.lastIndexOf(":");
+    if (colon < 0) return refused(text, "names no cluster before its percent");
+    const percent = percentOf(rest.slice(colon + 1, -1));
+    if (typeof percent === "string") return refused(text, percent);
+    share = { workloadPercent: percent };
+    rest = rest.slice(0, colon);
+  }
+  const colon = rest.lastIndexOf(":");
+  const target = colon < 0 ? rest : rest.slice(0, colon);
   let bakeSeconds: number | undefined;
   if (colon >= 0) {
-    const bake = bakeOf(text.slice(colon + 1));
+    const bake = bakeOf(rest.slice(colon + 1));
     if (typeof bake === "string") return refused(text, bake);
     bakeSeconds = bake;
   }
   if (target === "") return refused(text, "names no cluster");
-  const bake = bakeSeconds === undefined ? {} : { bakeSeconds };
+  const bake = { ...(bakeSeconds === undefined ? {} : { bakeSeconds }), ...share };
   if (target.includes("=")) {
     const matchLabels = selectorOf(target);
     if (typeof matchLabels === "string") return refused(text, matchLabels);
@@ -89,5 +107,7 @@ export function parseWaves(texts: readonly string[]): { waves: Wave[]; errors: s
 export function waveText(wave: Wave): string {
   const labels = Object.entries(wave.clusterSelector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   const target = wave.clusters?.join(",") ?? labels.join(",");
-  return wave.bakeSeconds === undefined ? target : `${target}:${wave.bakeSeconds}`;
+  const bake = wave.bakeSeconds === undefined ? "" : `:${wave.bakeSeconds}`;
+  const percent = wave.workloadPercent === undefined ? "" : `:${wave.workloadPercent}%`;
+  return `${target}${bake}${percent}`;
 }

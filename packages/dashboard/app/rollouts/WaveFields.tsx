@@ -97,6 +97,23 @@ function WaveRow({
             />
           )}
         </Field>
+        <Field
+          label={`Wave ${index} workloads first (%)`}
+          hint="Change this share of each cluster's matching workloads first; once they baked healthy, all of them. Empty: all at once. envVar and sidecar flags."
+          problem={problem(`${at}.workloadPercent`)}
+        >
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              placeholder="all at once"
+              value={wave.workloadPercent}
+              onChange={(event) => {
+                update({ workloadPercent: event.target.value });
+              }}
+            />
+          )}
+        </Field>
       </div>
       {wave.by === "clusters" ? (
         <ClusterChoice
@@ -143,6 +160,7 @@ function WaveRow({
 /** The field of the API (and of the problems) a wave input edits. */
 const TOUCHED_FIELD: Readonly<Record<string, string>> = {
   bakeSeconds: "bakeSeconds",
+  workloadPercent: "workloadPercent",
   clusters: "clusters",
   selector: "clusterSelector",
 };

@@ -21,6 +21,8 @@ export interface WaveForm {
   /** "region=eu, tier=web", when `by` is selector. */
   selector: string;
   bakeSeconds: string;
+  /** The share of each cluster's workloads changed first, 1–99; empty: all at once. */
+  workloadPercent: string;
 }
 
 export interface RolloutForm {
@@ -43,6 +45,7 @@ export const emptyWave = (bakeSeconds = DEFAULT_BAKE_SECONDS): WaveForm => ({
   clusters: [],
   selector: "",
   bakeSeconds: String(bakeSeconds),
+  workloadPercent: "",
 });
 
 export function emptyForm(namespace = "", flagName = ""): RolloutForm {
@@ -119,14 +122,23 @@ export function changeOf(form: RolloutForm): RolloutChange {
   };
 }
 
+/** "10" → 10; empty or not a whole percent from 1 to 99 → undefined. */
+function percentOf(text: string): number | undefined {
+  if (!/^\d{1,2}$/.test(text.trim())) return undefined;
+  const percent = Number(text.trim());
+  return percent >= 1 ? percent : undefined;
+}
+
 export function waveOf(wave: WaveForm): WaveSpec {
   const bakeSeconds = bakeOf(wave.bakeSeconds);
+  const workloadPercent = percentOf(wave.workloadPercent);
   const labels = parseLabels(wave.selector);
   return {
     ...(wave.by === "clusters"
       ? { clusters: [...wave.clusters] }
       : { clusterSelector: { matchLabels: typeof labels === "string" ? {} : labels } }),
     ...(bakeSeconds === undefined ? {} : { bakeSeconds }),
+    ...(workloadPercent === undefined ? {} : { workloadPercent }),
   };
 }
 
@@ -164,6 +176,8 @@ export function formProblems(form: RolloutForm): Problems {
     const at = `waves.${index}`;
     if (bakeOf(wave.bakeSeconds) === undefined)
       problems[`${at}.bakeSeconds`] = `must be whole seconds from 0 to ${BAKE_SECONDS_MAX}`;
+    if (wave.workloadPercent.trim() !== "" && percentOf(wave.workloadPercent) === undefined)
+      problems[`${at}.workloadPercent`] = "must be a whole percent from 1 to 99, or empty for all at once";
     if (wave.by === "selector") {
       const labels = parseLabels(wave.selector);
       if (typeof labels === "string") problems[`${at}.clusterSelector`] = labels;
@@ -186,6 +200,7 @@ export function formProblems(form: RolloutForm): Problems {
 export function problemKeys(form: Pick<RolloutForm, "waves">): string[] {
   const waves = form.waves.flatMap((_, i) => [
     `waves.${i}.bakeSeconds`,
+    `waves.${i}.workloadPercent`,
     `waves.${i}.clusters`,
     `waves.${i}.clusterSelector`,
     `waves.${i}`,

@@ -43,6 +43,7 @@ const HEALTH_BADGES: Readonly<Record<WorkloadHealth, Badge>> = {
   Healthy: { label: "Healthy", tone: "ok" },
   Progressing: { label: "Progressing", tone: "warn" },
   Unhealthy: { label: "Unhealthy", tone: "bad" },
+  Waiting: { label: "Held back", tone: "" },
 };
 
 /** The plan's phase as the API shows and filters it: Pending until the operator writes one. */

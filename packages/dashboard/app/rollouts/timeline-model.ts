@@ -36,7 +36,7 @@ export interface TimelineWave {
   current: boolean;
   /** How the plan names the wave's clusters: "clusters local, edge" or "clusters labelled region=eu". */
   target: string;
-  /** "bake 1 h" */
+  /** "bake 1 h", and the share of workloads changed first with the step it is at */
   bake: string;
   startedAt: string | undefined;
   bakeUntil: string | undefined;
@@ -52,8 +52,11 @@ export function waveTarget(wave: WaveSpec | undefined): string {
   return "no clusters";
 }
 
-export function bakeText(wave: WaveSpec | undefined): string {
-  return `bake ${durationText(wave?.bakeSeconds ?? DEFAULT_BAKE_SECONDS)}`;
+export function bakeText(wave: WaveSpec | undefined, stage?: "Canary" | "All"): string {
+  const bake = `bake ${durationText(wave?.bakeSeconds ?? DEFAULT_BAKE_SECONDS)}`;
+  if (wave?.workloadPercent === undefined) return bake;
+  const step = stage === undefined ? "" : stage === "Canary" ? " (canary step)" : " (all workloads step)";
+  return `${bake}; ${wave.workloadPercent} % of each cluster's workloads first${step}`;
 }
 
 /** The timeline of a plan as its view holds it now. */
@@ -92,7 +95,7 @@ export function timelineOf(view: Pick<RolloutView, "spec" | "status">): Timeline
     badge: waveBadge(wave.phase),
     current: index === current,
     target: waveTarget(spec.waves[index]),
-    bake: bakeText(spec.waves[index]),
+    bake: bakeText(spec.waves[index], wave.stage),
     startedAt: wave.startedAt,
     bakeUntil: wave.bakeUntil,
     finishedAt: wave.finishedAt,
@@ -105,7 +108,7 @@ export function timelineOf(view: Pick<RolloutView, "spec" | "status">): Timeline
       deliveredAt: cluster.deliveredAt,
       workloads: (cluster.workloads ?? []).map((workload) => ({
         key: `${workload.kind}/${workload.name}`,
-        title: `${workload.kind} ${workload.name}`,
+        title: `${workload.kind} ${workload.name}${workload.canary === true ? " (canary)" : ""}`,
         badge: healthBadge(workload.health),
         message: workload.message ?? "",
       })),
