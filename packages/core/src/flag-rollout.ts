@@ -2,7 +2,7 @@
 // across clusters, each wave baked and health-gated, rolled back on its own when a gate fails.
 // One TypeBox schema feeds the CRD, the REST validation and the types, as for FeatureFlag.
 import Type from "typebox";
-import { FeatureFlagSpec, type FeatureFlagSpec as FlagSpec } from "./flag.ts";
+import { FeatureFlagSpec, STATUS_TARGETS_MAX, type FeatureFlagSpec as FlagSpec } from "./flag.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX, isLabelKey } from "./names.ts";
 import {
   FINISHED_ROLLOUT_PHASES,
@@ -203,7 +203,8 @@ export const RolloutCluster = Type.Object({
   previousAbsent: Type.Optional(Type.Array(Type.Enum([...ROLLOUT_CHANGE_FIELDS]), { maxItems: 6 })),
   deliveredAt: Type.Optional(Time),
   message: Type.Optional(Type.String({ maxLength: 4096 })),
-  workloads: Type.Optional(Type.Array(RolloutWorkload, { maxItems: 200 })),
+  // The gate reads the targets the flag's status lists, at most STATUS_TARGETS_MAX.
+  workloads: Type.Optional(Type.Array(RolloutWorkload, { maxItems: STATUS_TARGETS_MAX })),
   /** The workloads the wave's first step changes (a wave with workloadPercent). */
   canary: Type.Optional(
     Type.Array(

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   blockingPlan,
   changeErrors,
+  FlagRolloutStatus as FlagRolloutStatusSchema,
+  schemaErrors,
+  STATUS_TARGETS_MAX,
   validateRolloutSpec,
   type FeatureFlagSpec,
   type FlagRolloutResource,
@@ -43,6 +46,31 @@ describe("FlagRollout spec validation", () => {
     expect(changeErrors(flag, { defaultVariant: "a" }, "change").map((e) => e.field)).toEqual([
       "change.defaultVariant",
     ]);
+  });
+});
+
+describe("the status a plan records", () => {
+  it("holds a record of every target workload the flag's status can list in a cluster", () => {
+    const cluster = (count: number) => ({
+      waves: [
+        {
+          phase: "Applying",
+          clusters: [
+            {
+              id: "local",
+              phase: "Applying",
+              workloads: Array.from({ length: count }, (_, i) => ({
+                kind: "Deployment",
+                name: `w-${i}`,
+                health: "Progressing",
+              })),
+            },
+          ],
+        },
+      ],
+    });
+    expect(schemaErrors(FlagRolloutStatusSchema, cluster(STATUS_TARGETS_MAX))).toEqual([]);
+    expect(schemaErrors(FlagRolloutStatusSchema, cluster(STATUS_TARGETS_MAX + 1))).not.toEqual([]);
   });
 });
 
