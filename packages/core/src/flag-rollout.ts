@@ -192,6 +192,18 @@ export const RolloutWorkload = Type.Object({
 });
 export type RolloutWorkload = Type.Static<typeof RolloutWorkload>;
 
+/** A canary workload: by kind and name for the operator, by its pods' labels for the sidecar. */
+export const CanaryWorkload = Type.Object({
+  kind: Type.String({ maxLength: 64 }),
+  name: Type.String({ maxLength: 253 }),
+  /** The workload's spec.selector.matchLabels: a sidecar knows only its pod's labels. */
+  matchLabels: Type.Unsafe<Record<string, string>>({
+    type: "object",
+    additionalProperties: { type: "string" },
+  }),
+});
+export type CanaryWorkload = Type.Static<typeof CanaryWorkload>;
+
 export const RolloutCluster = Type.Object({
   id: Type.String({ maxLength: DNS1123_LABEL_MAX, pattern: DNS1123_LABEL }),
   phase: Type.Enum([...WAVE_PHASES]),
@@ -206,19 +218,7 @@ export const RolloutCluster = Type.Object({
   // The gate reads the targets the flag's status lists, at most STATUS_TARGETS_MAX.
   workloads: Type.Optional(Type.Array(RolloutWorkload, { maxItems: STATUS_TARGETS_MAX })),
   /** The workloads the wave's first step changes (a wave with workloadPercent). */
-  canary: Type.Optional(
-    Type.Array(
-      Type.Object({
-        kind: Type.String({ maxLength: 64 }),
-        name: Type.String({ maxLength: 253 }),
-        matchLabels: Type.Unsafe<Record<string, string>>({
-          type: "object",
-          additionalProperties: { type: "string" },
-        }),
-      }),
-      { maxItems: CANARY_WORKLOADS_MAX },
-    ),
-  ),
+  canary: Type.Optional(Type.Array(CanaryWorkload, { maxItems: CANARY_WORKLOADS_MAX })),
 });
 export type RolloutCluster = Type.Static<typeof RolloutCluster>;
 

@@ -6,7 +6,7 @@
 import { canonicalJson } from "./canonical-json.ts";
 import type { FeatureFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
-import type { RolloutChangeField } from "./flag-rollout.ts";
+import type { CanaryWorkload, RolloutChangeField } from "./flag-rollout.ts";
 import { selectorMatches } from "./label-selector.ts";
 import { compareStrings, workloadName, type Workload } from "./workload.ts";
 
@@ -15,14 +15,6 @@ export const CANARY_WORKLOADS_MAX = 1000;
 
 /** The FeatureFlag annotation of a wave's canary step; absent once the wave reaches every workload. */
 export const CANARY_ANNOTATION = "svc.io/rollout-canary";
-
-/** A canary workload: by kind and name for the operator, by its pods' labels for the sidecar. */
-export interface CanaryWorkload {
-  kind: string;
-  name: string;
-  /** The workload's spec.selector.matchLabels: a sidecar knows only its pod's labels. */
-  matchLabels: Record<string, string>;
-}
 
 /** Fields written over a flag's spec, and fields removed from it. */
 export interface SpecEdit {
