@@ -133,6 +133,16 @@ export function flagStatus(
   };
 }
 
+/**
+ * Whether the flag's status was written for its current spec. A flag whose status lags (or
+ * has none) holds a change the operator has not delivered yet: the API shows it Pending, and an
+ * operator taking the cluster over queues it ahead of what it only re-checks.
+ */
+export function statusIsCurrent(flag: Pick<FeatureFlagResource, "metadata" | "status">): boolean {
+  const observed = flag.status?.observedGeneration;
+  return observed !== undefined && observed === flag.metadata.generation;
+}
+
 export function sameStatus(stored: FeatureFlagStatus | undefined, desired: FeatureFlagStatus): boolean {
   return stored !== undefined && canonicalJson(stored) === canonicalJson(desired);
 }

@@ -7,6 +7,7 @@ import Type from "typebox";
 import { isEnabled } from "./basics.ts";
 import { Delivery, FeatureFlagSpec, FLAG_PHASES, FLAG_TYPES, FlagTarget, validateFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
+import { statusIsCurrent } from "./flag-status.ts";
 import { specPart, storedSpec, type SpecFields } from "./flag-manifest.ts";
 import { withDefaultValue } from "./flag-defaults.ts";
 import type { ManagedFieldsEntry } from "./object-meta.ts";
@@ -198,9 +199,7 @@ export function flagUpdatedAt(metadata: FeatureFlagResource["metadata"]): string
 function statusView(resource: FeatureFlagResource): FlagView["status"] {
   const status = resource.status ?? {};
   const targets = status.targets ?? [];
-  const generation = resource.metadata.generation;
-  const current = status.observedGeneration !== undefined && status.observedGeneration === generation;
-  if (status.phase === undefined || !current) {
+  if (status.phase === undefined || !statusIsCurrent(resource)) {
     const message = "waiting for the operator to deliver the latest change";
     return { phase: "Pending", targets, message };
   }

@@ -9,6 +9,7 @@ import {
   isBeingDeleted,
   phaseChangeEvent,
   sameStatus,
+  statusIsCurrent,
   planConfigMaps,
   planWorkload,
   WORKLOAD_KINDS,
@@ -107,12 +108,14 @@ export class ClusterController {
 
   /**
    * Every key of the cluster: at start, when the cluster becomes ready again, and on each resync,
-   * at low priority, so a change seen meanwhile is not queued behind the whole cluster.
+   * at low priority, so a change seen meanwhile is not queued behind the whole cluster. A flag
+   * whose status lags its spec is a change nobody delivered yet (made while no operator held the
+   * cluster: a replica died, the operator was down): it and what it reaches go at normal priority.
    */
   enqueueAll(): void {
     const { cluster } = this.#options;
     const flags = cluster.flags.list();
-    for (const flag of flags) this.#flagChanged(flag, false, "low");
+    for (const flag of flags) this.#flagChanged(flag, false, statusIsCurrent(flag) ? "low" : "normal");
     for (const namespace of new Set(flags.map((flag) => flag.metadata.namespace)))
       this.#enqueue({ namespace, kind: "ManagedConfigMaps" }, 0, "low");
     for (const kind of WORKLOAD_KINDS)

@@ -44,9 +44,14 @@ function clusterController() {
   return { cluster, controller, queued };
 }
 
+/** A flag the operator has delivered: its status reports its spec's generation. */
 const flag = (name: string, resourceVersion = "1"): FeatureFlagResource => {
   const f = envFlag(name, { app: "web" });
-  return { ...f, metadata: { ...f.metadata, resourceVersion } };
+  return {
+    ...f,
+    metadata: { ...f.metadata, resourceVersion, generation: 1 },
+    status: { observedGeneration: 1 },
+  };
 };
 
 describe("ClusterController queue priorities", () => {
@@ -69,5 +74,32 @@ describe("ClusterController queue priorities", () => {
     );
     expect(new Set(queued.map((q) => q.priority))).toEqual(new Set(["normal"]));
     controller.stop();
+  });
+
+  it("queues a flag whose status lags its spec, and what it reaches, at normal priority on enqueueAll", () => {
+    // A replica taking a cluster over, or an operator started again, finds a change made while
+    // nobody held the cluster: it goes ahead of the re-check of everything else.
+    const { cluster, controller, queued } = clusterController();
+    const { object } = workload("web", { labels: { app: "web" } });
+    cluster.deployments.upsert(object as V1Deployment);
+    const { object: api } = workload("api", { labels: { app: "api" } });
+    cluster.deployments.upsert(api as V1Deployment);
+    const withStatus = (f: FeatureFlagResource, generation: number, observed: number | undefined) => ({
+      ...f,
+      metadata: { ...f.metadata, generation },
+      ...(observed === undefined ? {} : { status: { observedGeneration: observed } }),
+    });
+    cluster.flags.upsert(withStatus(envFlag("delivered", { app: "api" }), 3, 3));
+    cluster.flags.upsert(withStatus(envFlag("changed", { app: "web" }), 4, 3));
+    cluster.flags.upsert(withStatus(envFlag("new", { app: "web" }), 1, undefined));
+    controller.enqueueAll();
+    const priorities = new Map<string, QueuePriority[]>();
+    for (const { key, priority } of queued) priorities.set(key, [...(priorities.get(key) ?? []), priority]);
+    expect(priorities.get("local/shop/FeatureFlag/delivered")).toEqual(["low"]);
+    expect(priorities.get("local/shop/FeatureFlag/changed")).toEqual(["normal"]);
+    expect(priorities.get("local/shop/FeatureFlag/new")).toEqual(["normal"]);
+    // Every workload of the namespace is planned again for a changed flag (the queue moves a key
+    // already waiting at low priority up when it is added at normal).
+    expect(priorities.get("local/shop/Deployment/web")).toContain("normal");
   });
 });
