@@ -11,18 +11,27 @@ const ROUND = LEASE / 3;
 
 describe("nextRoundDelay", () => {
   it("waits a round when no Lease expires before it", () => {
-    expect(nextRoundDelay(1_000, ROUND, [])).toBe(ROUND);
+    expect(nextRoundDelay(1_000, 1_000, ROUND, [])).toBe(ROUND);
     // A live replica renews every round: its Lease expires more than a round ahead.
-    expect(nextRoundDelay(1_000, ROUND, [1_000 + LEASE, 1_000 + ROUND + 1])).toBe(ROUND);
+    expect(nextRoundDelay(1_000, 1_000, ROUND, [1_000 + LEASE, 1_000 + ROUND + 1])).toBe(ROUND);
+  });
+
+  it("counts a round from its start, so a slow round does not push the next renewal later", () => {
+    // The round started at 1,000 and took 4,000 of its 5,000: the next starts 1,000 later.
+    expect(nextRoundDelay(5_000, 1_000, ROUND, [])).toBe(1_000);
+    // A round longer than the period: the next starts at once.
+    expect(nextRoundDelay(7_000, 1_000, ROUND, [])).toBe(0);
+    // An expiry still wakes it earlier than the regular round.
+    expect(nextRoundDelay(5_000, 1_000, ROUND, [5_500])).toBe(500 + LEASE_EXPIRY_MARGIN_MS);
   });
 
   it("wakes just after the earliest Lease that expires before the next round", () => {
-    expect(nextRoundDelay(1_000, ROUND, [4_000, 3_000, 9_000])).toBe(2_000 + LEASE_EXPIRY_MARGIN_MS);
+    expect(nextRoundDelay(1_000, 1_000, ROUND, [4_000, 3_000, 9_000])).toBe(2_000 + LEASE_EXPIRY_MARGIN_MS);
   });
 
   it("ignores Leases already expired (they were free to take in this round)", () => {
-    expect(nextRoundDelay(10_000, ROUND, [9_000, 10_000 - LEASE_EXPIRY_MARGIN_MS])).toBe(ROUND);
-    expect(nextRoundDelay(10_000, ROUND, [10_000])).toBe(LEASE_EXPIRY_MARGIN_MS);
+    expect(nextRoundDelay(10_000, 10_000, ROUND, [9_000, 10_000 - LEASE_EXPIRY_MARGIN_MS])).toBe(ROUND);
+    expect(nextRoundDelay(10_000, 10_000, ROUND, [10_000])).toBe(LEASE_EXPIRY_MARGIN_MS);
   });
 
   it("looks at a dead replica's Lease again within the margin of its expiry, whatever the phases", () => {
@@ -41,7 +50,7 @@ describe("nextRoundDelay", () => {
           let rounds = 0;
           while (now <= expiry && rounds < 1_000) {
             const seen = now < deadPhase ? [] : [renewedBy(now) + LEASE];
-            now += nextRoundDelay(now, ROUND, seen);
+            now += nextRoundDelay(now, now, ROUND, seen);
             rounds++;
           }
           expect(now).toBeGreaterThan(expiry);

@@ -1,8 +1,9 @@
 // Sharding by cluster: every replica is active and acts on the clusters whose Lease it holds.
-// Each round (a third of the Lease duration) a replica renews its presence Lease, lists the
-// others' to learn the live replicas, computes core's assignClusters from them and the
-// registered clusters, and then, per cluster: renews or takes the Lease of a cluster assigned
-// to it (only when free, expired or its own: acquireLease), or, for one it holds but no longer
+// Each round (one starts every third of the Lease duration) a replica renews the cluster Leases
+// it holds and, beside that, its presence Lease, lists the others' to learn the live replicas,
+// computes core's assignClusters from them and the registered clusters, and then, per cluster:
+// takes the Lease of a cluster assigned to it (only when free, expired or its own:
+// acquireLease), or, for one it holds but no longer
 // owns (a replica joined), stops that cluster's work, waits for its writes in flight, and hands
 // the Lease back so the new owner takes it at its next round. A Lease it cannot renew within
 // two thirds of the duration stops that cluster at once, before anyone may take it over: one
@@ -103,10 +104,11 @@ export class ClusterShards {
     deadlines.unref();
     let first = true;
     while (!signal.aborted) {
+      const startedAt = this.#options.now().getTime();
       const expiries = await this.#round();
       if (first) onFirstRound();
       first = false;
-      const delay = nextRoundDelay(this.#options.now().getTime(), leaseDurationMs / 3, expiries);
+      const delay = nextRoundDelay(this.#options.now().getTime(), startedAt, leaseDurationMs / 3, expiries);
       await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
     clearInterval(deadlines);
@@ -120,9 +122,15 @@ export class ClusterShards {
    * presence, and the clusters assigned to this replica that another still holds.
    */
   async #round(): Promise<number[]> {
-    const { writer, namespace, identity, leaseDurationMs, now, logger, registered } = this.#options;
+    const { identity, leaseDurationMs, now, logger, registered } = this.#options;
     const at = now();
     const expiries: number[] = [];
+    // The Leases it holds are renewed at once, beside the replicas' list rather than after it:
+    // each request to a hub that answers slowly would otherwise push the renewals toward the
+    // renew deadline (a cluster it keeps is handed back below, once renewed, if no longer its own).
+    const renewals = new Map(
+      [...this.#held.keys()].map((id) => [id, this.#acquire(id, true, expiries)] as const),
+    );
     const live = await this.#liveReplicas(at).catch((error: unknown) => {
       logger.warn(
         { err: error },
@@ -145,47 +153,56 @@ export class ClusterShards {
     const onlyRenew = this.#settling?.phase !== "settled";
     const owners = replicas === undefined ? undefined : assignClusters(registered(), replicas);
     const owns = (id: string) => (owners === undefined ? this.#held.has(id) : owners.get(id) === identity);
-    const ids = new Set([...this.#held.keys(), ...(owners?.keys() ?? [])]);
+    const ids = new Set([...renewals.keys(), ...(owners?.keys() ?? [])]);
     await Promise.all(
       [...ids].map(async (id) => {
+        const renewal = renewals.get(id);
+        if (renewal !== undefined) await renewal;
         if (!owns(id)) {
           if (this.#held.has(id)) this.#handBack(id);
           return;
         }
         // Taken again only once handed back: the hand-over would otherwise release it under this replica.
-        if (this.#handingBack.has(id)) return;
-        let held: boolean | undefined;
-        try {
-          const attempt = await acquireLease(
-            writer,
-            { name: clusterLeaseName(id), namespace },
-            identity,
-            leaseDurationMs,
-            at,
-            { onlyRenew },
-          );
-          held = attempt.held;
-          if (!attempt.held && attempt.othersUntil !== undefined) expiries.push(attempt.othersUntil);
-        } catch (error) {
-          logger.warn(
-            { cluster: id, err: error },
-            "sharding: the cluster's Lease could not be read or written",
-          );
-        }
-        if (held === true) {
-          const taken = !this.#held.has(id);
-          this.#held.set(id, at.getTime());
-          if (taken) {
-            logger.info({ cluster: id, identity }, "sharding: this replica holds the cluster");
-            this.#options.onHeldChange();
-          }
-          return;
-        }
-        const renewed = this.#held.get(id);
-        if (renewed !== undefined) this.#stopIfLate(id, renewed, held === false);
+        if (renewal === undefined && !this.#handingBack.has(id)) await this.#acquire(id, onlyRenew, expiries);
       }),
     );
     return expiries;
+  }
+
+  /**
+   * Renews or takes the cluster's Lease, as of now: the time the request leaves, not the round's
+   * start, which a slow round would make seconds older than the write. A Lease it cannot renew
+   * stops the cluster once late (#stopIfLate); one it cannot take adds when it expires to `expiries`.
+   */
+  async #acquire(id: string, onlyRenew: boolean, expiries: number[]): Promise<void> {
+    const { writer, namespace, identity, leaseDurationMs, logger, now } = this.#options;
+    const at = now();
+    let held: boolean | undefined;
+    try {
+      const attempt = await acquireLease(
+        writer,
+        { name: clusterLeaseName(id), namespace },
+        identity,
+        leaseDurationMs,
+        at,
+        { onlyRenew },
+      );
+      held = attempt.held;
+      if (!attempt.held && attempt.othersUntil !== undefined) expiries.push(attempt.othersUntil);
+    } catch (error) {
+      logger.warn({ cluster: id, err: error }, "sharding: the cluster's Lease could not be read or written");
+    }
+    if (held === true) {
+      const taken = !this.#held.has(id);
+      this.#held.set(id, at.getTime());
+      if (taken) {
+        logger.info({ cluster: id, identity }, "sharding: this replica holds the cluster");
+        this.#options.onHeldChange();
+      }
+      return;
+    }
+    const renewed = this.#held.get(id);
+    if (renewed !== undefined) this.#stopIfLate(id, renewed, held === false);
   }
 
   /**
