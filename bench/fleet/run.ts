@@ -205,10 +205,22 @@ try {
 
   // (a) The measured change.
   const writesBefore = await operator.metric("svc_operator_writes_total");
+  const appliesBefore = await operator.metric("svc_operator_workload_deliveries_total");
   const changeStarted = performance.now();
   await flagWrite("v1");
+  // The operator's own account beside the watched one: when it had applied one write per
+  // workload. A figure far above it means the bench's watches lagged, not the operator.
+  const applied = waitFor(
+    () => operator.metric("svc_operator_workload_deliveries_total"),
+    (n) => n - appliesBefore >= total,
+    { what: `${total} workload applies`, timeoutMs: 3_600_000, intervalMs: 200 },
+  ).then(() => performance.now() - changeStarted);
   await delivered("v1");
   const operatorMs = performance.now() - changeStarted;
+  const appliedMs = await applied;
+  log(
+    `v1 applied by the operator after ${(appliedMs / 1000).toFixed(1)} s, seen by the bench after ${(operatorMs / 1000).toFixed(1)} s`,
+  );
   await operator.idle("v1 delivered");
   const writes = (await operator.metric("svc_operator_writes_total")) - writesBefore;
   await operator.stop();
