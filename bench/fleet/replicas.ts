@@ -32,6 +32,11 @@ export interface ReplicaRun {
   /** From the start of the processes until every cluster was held and every queue empty. */
   settledSeconds: number;
   members: ReplicaMemory[];
+  /**
+   * Clusters the replicas stopped because a Lease renewal came past the renew deadline, over
+   * the whole run (each one re-lists the cluster when taken again): 0 on a hub that keeps up.
+   */
+  leaseDrops: number;
 }
 
 export interface Takeover {
@@ -68,6 +73,8 @@ export interface ReplicaBenchOptions {
 }
 
 const CONFIGMAP = "fleet-takeover";
+/** What a replica logs when it stops a cluster whose Lease it could not renew in time (sharding.ts). */
+const LEASE_DROPPED = "sharding: the cluster's Lease could not be renewed; stopping it";
 const KEY = "value";
 const flagTarget = { group: API_GROUP, version: "v1alpha1", plural: FEATURE_FLAG.plural };
 
@@ -262,8 +269,11 @@ export async function measureReplicas(options: ReplicaBenchOptions): Promise<Rep
         replicas,
         options.clusters.map((c) => c.id),
       );
-      runs.push({ replicas: count, settledSeconds, members });
+      const run: ReplicaRun = { replicas: count, settledSeconds, members, leaseDrops: 0 };
+      runs.push(run);
       if (count === most) takeover = await measureTakeover(options, replicas);
+      const lines = (await Promise.all(replicas.map((r) => r.log()))).flat();
+      run.leaseDrops = lines.filter((l) => l.msg === LEASE_DROPPED).length;
     } finally {
       await Promise.all(replicas.map((r) => r.stop()));
     }

@@ -69,5 +69,7 @@ function replicaTable({ runs }: ReplicaResults): string[] {
     "| replicas | replica | its clusters | RSS | live heap | start → clusters held as assigned, queues empty |",
     "| -------- | ------- | ------------ | --- | --------- | ----------------------------------------------- |",
     ...rows,
+    "",
+    `Clusters dropped at a missed renew deadline (and re-listed when taken again), over each run: ${runs.map((run) => `${run.replicas} replica(s): ${run.leaseDrops}`).join("; ")}.`,
   ];
 }
