@@ -3,9 +3,9 @@
 // it holds and, beside that, its presence Lease, lists the others' to learn the live replicas,
 // computes core's assignClusters from them and the registered clusters, and then, per cluster:
 // takes the Lease of a cluster assigned to it (only when free, expired or its own:
-// acquireLease), or, for one it holds but no longer
-// owns (a replica joined), stops that cluster's work, waits for its writes in flight, and hands
-// the Lease back so the new owner takes it at its next round. A Lease it cannot renew within
+// acquireLease), or, for one it holds but no longer owns (a replica joined), stops that
+// cluster's work, waits for its writes in flight, and hands the Lease back so the new owner
+// takes it at its next round. A Lease it cannot renew within
 // two thirds of the duration stops that cluster at once, before anyone may take it over: one
 // writer per cluster at any time, as with the single leader Lease (leader-election.ts).
 // A starting replica announces itself and takes no free cluster until core's settleReplicas says
