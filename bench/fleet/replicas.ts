@@ -33,10 +33,12 @@ export interface ReplicaRun {
   settledSeconds: number;
   members: ReplicaMemory[];
   /**
-   * Clusters the replicas stopped because a Lease renewal came past the renew deadline, over
-   * the whole run (each one re-lists the cluster when taken again): 0 on a hub that keeps up.
+   * Over the whole run: clusters whose writes a replica paused because a Lease renewal came past
+   * the renew deadline (their caches kept, resumed once renewed)...
    */
-  leaseDrops: number;
+  leasePauses: number;
+  /** ...and clusters a replica stopped because another had taken the Lease meanwhile (re-listed when taken again). */
+  leaseLosses: number;
 }
 
 export interface Takeover {
@@ -73,8 +75,9 @@ export interface ReplicaBenchOptions {
 }
 
 const CONFIGMAP = "fleet-takeover";
-/** What a replica logs when it stops a cluster whose Lease it could not renew in time (sharding.ts). */
-const LEASE_DROPPED = "sharding: the cluster's Lease could not be renewed; stopping it";
+/** What a replica logs when a cluster's Lease renewal came late, and when another replica took it (sharding.ts). */
+const LEASE_PAUSED = "sharding: the cluster's Lease was not renewed in time; pausing its writes until it is";
+const LEASE_LOST = "sharding: another replica took the cluster's Lease; stopping it";
 const KEY = "value";
 const flagTarget = { group: API_GROUP, version: "v1alpha1", plural: FEATURE_FLAG.plural };
 
@@ -269,11 +272,12 @@ export async function measureReplicas(options: ReplicaBenchOptions): Promise<Rep
         replicas,
         options.clusters.map((c) => c.id),
       );
-      const run: ReplicaRun = { replicas: count, settledSeconds, members, leaseDrops: 0 };
+      const run: ReplicaRun = { replicas: count, settledSeconds, members, leasePauses: 0, leaseLosses: 0 };
       runs.push(run);
       if (count === most) takeover = await measureTakeover(options, replicas);
       const lines = (await Promise.all(replicas.map((r) => r.log()))).flat();
-      run.leaseDrops = lines.filter((l) => l.msg === LEASE_DROPPED).length;
+      run.leasePauses = lines.filter((l) => l.msg === LEASE_PAUSED).length;
+      run.leaseLosses = lines.filter((l) => l.msg === LEASE_LOST).length;
     } finally {
       await Promise.all(replicas.map((r) => r.stop()));
     }

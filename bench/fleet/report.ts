@@ -70,6 +70,6 @@ function replicaTable({ runs }: ReplicaResults): string[] {
     "| -------- | ------- | ------------ | --- | --------- | ----------------------------------------------- |",
     ...rows,
     "",
-    `Clusters dropped at a missed renew deadline (and re-listed when taken again), over each run: ${runs.map((run) => `${run.replicas} replica(s): ${run.leaseDrops}`).join("; ")}.`,
+    `Clusters paused at a missed renew deadline (caches kept) / stopped because another replica took them (re-listed), over each run: ${runs.map((run) => `${run.replicas} replica(s): ${run.leasePauses} / ${run.leaseLosses}`).join("; ")}.`,
   ];
 }

@@ -2,7 +2,9 @@
 // most once; a key is never processed by two workers at once; a key added while it is being
 // processed is queued again when that finishes; a failed key is retried after a per-key
 // exponential back-off, forgotten on success; a TerminalError is not retried. Each reconcile gets
-// an AbortSignal that ends when the queue shuts down. Keys have a priority, as controller-runtime's
+// an AbortSignal that ends when the queue shuts down or pauses. A paused queue (a sharded
+// replica that could not renew a cluster's Lease in time) starts no key and cancels those in
+// flight, which wait in the queue with every key added meanwhile until it resumes. Keys have a priority, as controller-runtime's
 // priority queue: what a watch event queues ("normal") goes before what a start-up, reconnect or
 // resync queues for everything ("low"), so a change made while the operator catches up with a
 // large cluster is not queued behind all of it. Keys are `cluster/namespace/kind/name`
@@ -107,9 +109,12 @@ export class WorkQueue {
   readonly #failures = new Map<string, number>();
   #workers = 0;
   #shuttingDown = false;
-  /** Aborted by shutDown: reconciles in flight stop their writes. */
-  readonly #stopping = new AbortController();
+  #paused = false;
+  /** Aborted by shutDown and pause: reconciles in flight stop their writes. A new one on resume. */
+  #stopping = new AbortController();
   #idleWaiters: (() => void)[] = [];
+  /** Told when the last worker stops (a pause waits for the keys in flight). */
+  #stoppedWaiters: (() => void)[] = [];
 
   constructor(options: WorkQueueOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
@@ -199,12 +204,33 @@ export class WorkQueue {
     await this.whenIdle();
   }
 
+  /**
+   * Starts no key until resume(); aborts the signal of the keys in flight, which are queued
+   * again, and resolves when they are done (from then on nothing of this queue writes) or it
+   * resumed meanwhile.
+   */
+  async pause(): Promise<void> {
+    if (this.#shuttingDown) return;
+    this.#paused = true;
+    this.#stopping.abort(new Error("the work queue paused"));
+    if (this.#workers > 0) await new Promise<void>((resolve) => this.#stoppedWaiters.push(resolve));
+  }
+
+  /** Processes the queued keys again, the canceled ones among them. */
+  resume(): void {
+    if (this.#shuttingDown || !this.#paused) return;
+    this.#paused = false;
+    this.#stopping = new AbortController();
+    for (const resolve of this.#stoppedWaiters.splice(0)) resolve();
+    this.#pump();
+  }
+
   #isIdle(): boolean {
     return this.depth === 0 && this.#processing.size === 0 && this.#waiting.size === 0;
   }
 
   #pump(): void {
-    while (this.#workers < this.#options.concurrency && this.depth > 0) {
+    while (!this.#paused && this.#workers < this.#options.concurrency && this.depth > 0) {
       this.#workers++;
       void this.#work();
     }
@@ -215,10 +241,12 @@ export class WorkQueue {
       await this.#process(key);
     }
     this.#workers--;
+    if (this.#workers === 0) for (const resolve of this.#stoppedWaiters.splice(0)) resolve();
     if (this.#isIdle()) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   }
 
   #next(): string | undefined {
+    if (this.#paused) return undefined;
     const ready = this.#ready.normal.size > 0 ? this.#ready.normal : this.#ready.low;
     const key = ready.values().next().value;
     if (key === undefined) return undefined;
@@ -246,6 +274,14 @@ export class WorkQueue {
       this.#done(key);
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
     } catch (error) {
+      if (signal.aborted && !this.#shuttingDown) {
+        // Canceled by pause: run again on resume, as it was never done.
+        onDone("canceled");
+        this.#dirty.add(key);
+        this.#addedAt.set(key, clock.now());
+        this.#done(key);
+        return;
+      }
       if (signal.aborted || error instanceof TerminalError) {
         this.#failures.delete(key);
         if (!signal.aborted) onTerminal?.(key, error as TerminalError);

@@ -30,6 +30,8 @@ export interface ClusterQueuesOptions {
 }
 
 interface ClusterWork {
+  /** The connection it was made for: a paused queue of an older one is connected anew on resume. */
+  cluster: ConnectedCluster;
   controller: ClusterController;
   writer: ObjectWriter;
   queue: WorkQueue;
@@ -62,6 +64,7 @@ export class ClusterQueues {
     void this.disconnect(cluster.id);
     const writer = this.#options.writer(cluster);
     const work: ClusterWork = {
+      cluster,
       writer,
       queue: new WorkQueue({
         ...this.#options.queue,
@@ -94,6 +97,25 @@ export class ClusterQueues {
     this.#draining.add(draining);
     void draining.finally(() => this.#draining.delete(draining));
     return draining;
+  }
+
+  /**
+   * Stops the cluster's writes and keeps everything else (its caches, its keys, those in flight
+   * canceled and queued again): a sharded replica whose Lease renewal came late, until it is
+   * renewed. Resolves once its writes in flight are done.
+   */
+  pause(id: string): Promise<void> {
+    return this.#clusters.get(id)?.queue.pause() ?? Promise.resolve();
+  }
+
+  /**
+   * Writes again what the cluster's queue holds (its Lease was renewed after a pause), or
+   * connects it when the queue was made for an older connection or none.
+   */
+  resume(cluster: ConnectedCluster): void {
+    const work = this.#clusters.get(cluster.id);
+    if (work?.cluster === cluster) work.queue.resume();
+    else this.connect(cluster);
   }
 
   /** Queues every key of the cluster (after an outage or sync: the caches may hold changes not yet seen). */

@@ -32,6 +32,8 @@ export interface ClusterStatusOptions {
   hubKubeConfig: KubeConfig;
   systemNamespace: string;
   localClusterId: string;
+  /** Whether this process writes the cluster's status now (a sharded replica: it holds the cluster's Lease). */
+  reportsFor: (id: string) => boolean;
   metrics: OperatorMetrics;
   logger: Logger;
   now: () => Date;
@@ -171,6 +173,7 @@ export class ClusterStatusReporter {
       for (const phase of CLUSTER_PHASES) metrics.clusterPhase.remove({ cluster: id, phase });
       return;
     }
+    if (!this.#options.reportsFor(id)) return;
     let health = cluster.health();
     if (health.state === "ready") this.#crdInstalls.delete(id);
     if (health.state === "error" && /\b404\b|not found/i.test(health.message ?? "")) {

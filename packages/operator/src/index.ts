@@ -167,6 +167,12 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
           syncRollouts();
         },
         stopCluster: (id) => clusters.disconnect(id),
+        pauseCluster: (id) => clusters.pause(id),
+        resumeCluster: (id) => {
+          const cluster = registry?.get(id);
+          if (cluster !== undefined && holdsLead(state)) clusters.resume(cluster);
+          statusReporter?.report(id);
+        },
       })
     : undefined;
   const mayAct = (id: string) => shards?.holds(id) ?? true;
@@ -224,7 +230,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         systemNamespace: options.systemNamespace,
         requestTimeoutMs: options.requestTimeoutMs,
         logger: log,
-        connects: mayAct,
+        // A cluster whose Lease renewal came late keeps its caches while its writes pause.
+        connects: (id) => shards?.caches(id) ?? true,
         ...options.registry,
       },
       startUp.signal,
@@ -237,6 +244,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
       hubKubeConfig,
       systemNamespace: options.systemNamespace,
       localClusterId: options.clusterId,
+      reportsFor: mayAct,
       metrics,
       logger: log,
       now,

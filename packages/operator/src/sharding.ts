@@ -6,8 +6,12 @@
 // acquireLease), or, for one it holds but no longer owns (a replica joined), stops that
 // cluster's work, waits for its writes in flight, and hands the Lease back so the new owner
 // takes it at its next round. A Lease it cannot renew within
-// two thirds of the duration stops that cluster at once, before anyone may take it over: one
-// writer per cluster at any time, as with the single leader Lease (leader-election.ts).
+// two thirds of the duration pauses that cluster's writes at once, before anyone may take it
+// over: one writer per cluster at any time, as with the single leader Lease
+// (leader-election.ts). Its caches stay: a renewal that succeeds later (the Lease still names
+// it) resumes the writes, and only a Lease another replica took stops the cluster. A replica
+// whose process stalls (a starved or paused event loop) used to drop its clusters and list them
+// again, and the lists' work stalled it past the next deadline (bench/RESULTS.md, "Fleet").
 // A starting replica announces itself and takes no free cluster until core's settleReplicas says
 // it has seen the replicas starting with it (a round without newcomers, at most a Lease
 // duration): replicas started together would otherwise each take and cache the whole fleet at
@@ -69,12 +73,21 @@ export interface ClusterShardsOptions {
   onHeldChange: () => void;
   /** Stops a cluster's work; resolves once its writes in flight are done. */
   stopCluster: (id: string) => Promise<void>;
+  /** Stops a cluster's writes and keeps its caches and queued work; resolves once its writes in flight are done. */
+  pauseCluster: (id: string) => Promise<void>;
+  /** Writes again to a paused cluster. */
+  resumeCluster: (id: string) => void;
 }
 
 export class ClusterShards {
   readonly #options: ClusterShardsOptions;
   /** Clusters whose Lease this replica holds, with the time of their last renewal. */
   readonly #held = new Map<string, number>();
+  /**
+   * Clusters whose renewal came past the renew deadline and that no other replica took (yet),
+   * with the time of their last renewal: writes paused, caches kept until renewed or taken.
+   */
+  readonly #lapsed = new Map<string, number>();
   /** Hand-backs under way: they wait for a cluster's writes in flight, so rounds do not wait for them. */
   readonly #handingBack = new Map<string, Promise<void>>();
   /** Until settled, this replica announces itself and watches the others arrive, but takes no free cluster. */
@@ -89,6 +102,11 @@ export class ClusterShards {
     return this.#held.has(id);
   }
 
+  /** Whether this replica keeps the cluster's caches: it holds its Lease, or the Lease's renewal came late. */
+  caches(id: string): boolean {
+    return this.#held.has(id) || this.#lapsed.has(id);
+  }
+
   get heldCount(): number {
     return this.#held.size;
   }
@@ -99,7 +117,7 @@ export class ClusterShards {
     // The renew deadline is checked apart from the rounds too: a round slowed by a hub that
     // answers late must not let a cluster act past it.
     const deadlines = setInterval(() => {
-      for (const [id, renewed] of this.#held) this.#stopIfLate(id, renewed, false);
+      for (const [id, renewed] of this.#held) this.#pauseIfLate(id, renewed);
     }, leaseDurationMs / 12);
     deadlines.unref();
     let first = true;
@@ -112,7 +130,7 @@ export class ClusterShards {
       await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
     clearInterval(deadlines);
-    for (const id of this.#held.keys()) this.#handBack(id);
+    for (const id of [...this.#held.keys(), ...this.#lapsed.keys()]) this.#handBack(id);
     while (this.#handingBack.size > 0) await Promise.all(this.#handingBack.values());
     await this.#leaveFleet();
   }
@@ -129,7 +147,9 @@ export class ClusterShards {
     // each request to a hub that answers slowly would otherwise push the renewals toward the
     // renew deadline (a cluster it keeps is handed back below, once renewed, if no longer its own).
     const renewals = new Map(
-      [...this.#held.keys()].map((id) => [id, this.#acquire(id, true, expiries)] as const),
+      [...this.#held.keys(), ...this.#lapsed.keys()].map(
+        (id) => [id, this.#acquire(id, true, expiries)] as const,
+      ),
     );
     const live = await this.#liveReplicas(at).catch((error: unknown) => {
       logger.warn(
@@ -152,14 +172,14 @@ export class ClusterShards {
     // same identity: nobody else may take them meanwhile) are renewed; no free one is taken.
     const onlyRenew = this.#settling?.phase !== "settled";
     const owners = replicas === undefined ? undefined : assignClusters(registered(), replicas);
-    const owns = (id: string) => (owners === undefined ? this.#held.has(id) : owners.get(id) === identity);
+    const owns = (id: string) => (owners === undefined ? this.caches(id) : owners.get(id) === identity);
     const ids = new Set([...renewals.keys(), ...(owners?.keys() ?? [])]);
     await Promise.all(
       [...ids].map(async (id) => {
         const renewal = renewals.get(id);
         if (renewal !== undefined) await renewal;
         if (!owns(id)) {
-          if (this.#held.has(id)) this.#handBack(id);
+          if (this.caches(id)) this.#handBack(id);
           return;
         }
         // Taken again only once handed back: the hand-over would otherwise release it under this replica.
@@ -172,7 +192,8 @@ export class ClusterShards {
   /**
    * Renews or takes the cluster's Lease, as of now: the time the request leaves, not the round's
    * start, which a slow round would make seconds older than the write. A Lease it cannot renew
-   * stops the cluster once late (#stopIfLate); one it cannot take adds when it expires to `expiries`.
+   * pauses the cluster once late (#pauseIfLate), one another replica took stops it; one it
+   * cannot take adds when it expires to `expiries`.
    */
   async #acquire(id: string, onlyRenew: boolean, expiries: number[]): Promise<void> {
     const { writer, namespace, identity, leaseDurationMs, logger, now } = this.#options;
@@ -193,6 +214,22 @@ export class ClusterShards {
       logger.warn({ cluster: id, err: error }, "sharding: the cluster's Lease could not be read or written");
     }
     if (held === true) {
+      if (this.#lapsed.has(id)) {
+        // Renewed again, but when the request left: a renewal that took a deadline resumes nothing.
+        if (this.#isLate(at.getTime())) {
+          this.#lapsed.set(id, at.getTime());
+          return;
+        }
+        this.#lapsed.delete(id);
+        this.#held.set(id, at.getTime());
+        logger.info(
+          { cluster: id, identity },
+          "sharding: the cluster's Lease renewed again; resuming its writes",
+        );
+        this.#options.onHeldChange();
+        this.#options.resumeCluster(id);
+        return;
+      }
       const taken = !this.#held.has(id);
       this.#held.set(id, at.getTime());
       if (taken) {
@@ -201,22 +238,41 @@ export class ClusterShards {
       }
       return;
     }
-    const renewed = this.#held.get(id);
-    if (renewed !== undefined) this.#stopIfLate(id, renewed, held === false);
+    if (held === false && this.caches(id)) this.#stop(id);
+    else {
+      const renewed = this.#held.get(id);
+      if (renewed !== undefined) this.#pauseIfLate(id, renewed);
+    }
   }
 
-  /**
-   * Stops the cluster at once when another replica holds its Lease (this one was paused past the
-   * duration) or client-go's renew deadline passed: before another replica may take it over.
-   */
-  #stopIfLate(id: string, renewed: number, takenByAnother: boolean): void {
-    const { leaseDurationMs, now, logger, identity } = this.#options;
-    if (!takenByAnother && now().getTime() - renewed < leaseDurationMs * (2 / 3)) return;
-    logger.error(
+  /** Whether a renewal at `renewed` is past client-go's renew deadline, two thirds of the duration. */
+  #isLate(renewed: number): boolean {
+    return this.#options.now().getTime() - renewed >= this.#options.leaseDurationMs * (2 / 3);
+  }
+
+  /** Pauses the cluster's writes once its renew deadline passed: before another replica may take it over. */
+  #pauseIfLate(id: string, renewed: number): void {
+    if (!this.#isLate(renewed)) return;
+    const { logger, identity } = this.#options;
+    logger.warn(
       { cluster: id, identity },
-      "sharding: the cluster's Lease could not be renewed; stopping it",
+      "sharding: the cluster's Lease was not renewed in time; pausing its writes until it is",
     );
     this.#held.delete(id);
+    this.#lapsed.set(id, renewed);
+    this.#options.onHeldChange();
+    void this.#options.pauseCluster(id);
+  }
+
+  /** Stops the cluster and drops its caches: another replica holds its Lease (this one stalled past the duration). */
+  #stop(id: string): void {
+    const { logger, identity } = this.#options;
+    logger.error(
+      { cluster: id, identity },
+      "sharding: another replica took the cluster's Lease; stopping it",
+    );
+    this.#held.delete(id);
+    this.#lapsed.delete(id);
     this.#options.onHeldChange();
     void this.#options.stopCluster(id);
   }
@@ -260,6 +316,7 @@ export class ClusterShards {
   async #handOver(id: string): Promise<void> {
     const { writer, namespace, identity, now, logger, registered } = this.#options;
     this.#held.delete(id);
+    this.#lapsed.delete(id);
     this.#options.onHeldChange();
     await this.#options.stopCluster(id);
     try {

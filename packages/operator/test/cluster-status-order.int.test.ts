@@ -67,6 +67,7 @@ it("stores the newest of a cluster's reports, even when an older one is still in
     hubKubeConfig: hub,
     systemNamespace: scope.systemNamespace,
     localClusterId: "local",
+    reportsFor: () => true,
     metrics: createOperatorMetrics(
       () => ({ depth: 0, delayed: 0 }),
       () => [],
