@@ -251,9 +251,7 @@ try {
   // Printed now: a later part that fails must not take these figures with it.
   log(`replicas measured: ${JSON.stringify(replicas)}; the API now`);
 
-  // (c) The API, with the operator stopped (100,000 flags would be its work, not the API's), on
-  // control planes back at rest: its list of the hub's workloads timed out once right after (d).
-  await quiet("the replicas stopped");
+  // (c) The API, with the operator stopped (100,000 flags would be its work, not the API's).
   for (const t of trackers) t.stop();
   const api = await measureApiLatency(
     hubKc,
