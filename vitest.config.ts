@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 /** Every project's properties draw from the run's seed (docs/development.md "Replaying a random failure"). */
 const setupFiles = ["./test/fast-check.setup.ts"];
+const MACHINE_TEST = "test/e2e/node-harness.test.ts";
 
 export default defineConfig({
   test: {
@@ -19,8 +20,10 @@ export default defineConfig({
         test: {
           name: "unit",
           setupFiles,
-          // Group 1, not the default 0: with one worker (two cores), vitest runs group-0 files in a
-          // group of their own after every numbered group, which would put them after reliability.
+          // Two files at a time even on two cores (vitest's default there is one): most of an
+          // integration file's time is spent waiting on the control plane, a browser or a timer
+          // (one at a time, the run used 44 % of two cores). A group shares one worker count.
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
           include: ["packages/*/test/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
@@ -30,8 +33,24 @@ export default defineConfig({
         test: {
           name: "integration",
           setupFiles,
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
           include: ["packages/*/test/**/*.int.test.ts", "test/e2e/**/*.test.ts"],
+          exclude: [MACHINE_TEST, "**/node_modules/**"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // Stops the machine's one node and lists the machine's processes, mounts and links before
+        // and after a `svc dev` of its own, which must be equal: alone, after the files that use
+        // the node or start processes.
+        test: {
+          name: "machine",
+          setupFiles,
+          include: [MACHINE_TEST],
+          sequence: { groupOrder: 2 },
+          maxWorkers: 1,
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
@@ -43,7 +62,7 @@ export default defineConfig({
           name: "reliability",
           setupFiles,
           include: ["test/reliability/**/*.test.ts"],
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           maxWorkers: 1,
           fileParallelism: false,
           testTimeout: 600_000,
