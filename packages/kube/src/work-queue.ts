@@ -4,11 +4,12 @@
 // exponential back-off, forgotten on success; a TerminalError is not retried. Each reconcile gets
 // an AbortSignal that ends when the queue shuts down or pauses. A paused queue (a sharded
 // replica that could not renew a cluster's Lease in time) starts no key and cancels those in
-// flight, which wait in the queue with every key added meanwhile until it resumes. Keys have a priority, as controller-runtime's
-// priority queue: what a watch event queues ("normal") goes before what a start-up, reconnect or
-// resync queues for everything ("low"), so a change made while the operator catches up with a
-// large cluster is not queued behind all of it. Keys are `cluster/namespace/kind/name`
-// (workQueueKey). Time comes from an injected clock so tests drive it.
+// flight, which wait in the queue with every key added meanwhile until it resumes. Keys have a
+// priority, as controller-runtime's priority queue: what a watch event queues ("normal") goes
+// before what a start-up, reconnect or resync queues for everything ("low"), so a change made
+// while the operator catches up with a large cluster is not queued behind all of it. Keys are
+// `cluster/namespace/kind/name` (workQueueKey). Time comes from an injected clock so tests
+// drive it.
 import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
 
 /** What a reconcile asks for besides success: to be run again after a while (controller-runtime's Result). */

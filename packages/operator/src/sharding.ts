@@ -84,10 +84,10 @@ export class ClusterShards {
   /** Clusters whose Lease this replica holds, with the time of their last renewal. */
   readonly #held = new Map<string, number>();
   /**
-   * Clusters whose renewal came past the renew deadline and that no other replica took (yet),
-   * with the time of their last renewal: writes paused, caches kept until renewed or taken.
+   * Clusters whose renewal came past the renew deadline and that no other replica took (yet):
+   * writes paused, caches kept until renewed or taken.
    */
-  readonly #lapsed = new Map<string, number>();
+  readonly #lapsed = new Set<string>();
   /** Hand-backs under way: they wait for a cluster's writes in flight, so rounds do not wait for them. */
   readonly #handingBack = new Map<string, Promise<void>>();
   /** Until settled, this replica announces itself and watches the others arrive, but takes no free cluster. */
@@ -130,7 +130,7 @@ export class ClusterShards {
       await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
     clearInterval(deadlines);
-    for (const id of [...this.#held.keys(), ...this.#lapsed.keys()]) this.#handBack(id);
+    for (const id of [...this.#held.keys(), ...this.#lapsed]) this.#handBack(id);
     while (this.#handingBack.size > 0) await Promise.all(this.#handingBack.values());
     await this.#leaveFleet();
   }
@@ -147,9 +147,7 @@ export class ClusterShards {
     // each request to a hub that answers slowly would otherwise push the renewals toward the
     // renew deadline (a cluster it keeps is handed back below, once renewed, if no longer its own).
     const renewals = new Map(
-      [...this.#held.keys(), ...this.#lapsed.keys()].map(
-        (id) => [id, this.#acquire(id, true, expiries)] as const,
-      ),
+      [...this.#held.keys(), ...this.#lapsed].map((id) => [id, this.#acquire(id, true, expiries)] as const),
     );
     const live = await this.#liveReplicas(at).catch((error: unknown) => {
       logger.warn(
@@ -216,10 +214,7 @@ export class ClusterShards {
     if (held === true) {
       if (this.#lapsed.has(id)) {
         // Renewed again, but when the request left: a renewal that took a deadline resumes nothing.
-        if (this.#isLate(at.getTime())) {
-          this.#lapsed.set(id, at.getTime());
-          return;
-        }
+        if (this.#isLate(at.getTime())) return;
         this.#lapsed.delete(id);
         this.#held.set(id, at.getTime());
         logger.info(
@@ -259,7 +254,7 @@ export class ClusterShards {
       "sharding: the cluster's Lease was not renewed in time; pausing its writes until it is",
     );
     this.#held.delete(id);
-    this.#lapsed.set(id, renewed);
+    this.#lapsed.add(id);
     this.#options.onHeldChange();
     void this.#options.pauseCluster(id);
   }
