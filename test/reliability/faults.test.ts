@@ -17,7 +17,7 @@ import { AppsV1Api, CoreV1Api } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, freeLoopbackPort, isReady, waitFor } from "@svc/kube";
 import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it, onTestFailed } from "vitest";
 import { killComponent, startComponent, type SharedComponent } from "../support/components.ts";
 import { testKubeConfig, testNamespace } from "../support/kube.ts";
 import { demoPodTemplate, describeOnNode, seenFlags, type SeenFlags } from "../support/node.ts";
@@ -41,6 +41,8 @@ interface Fault {
 }
 interface SvcProcess extends Fault {
   stop: () => Promise<unknown>;
+  /** False once it exited, whether the test killed it or it crashed. */
+  running: () => boolean;
 }
 
 describeOnNode("faults: each component killed and restarted while flags are created", () => {
@@ -54,6 +56,8 @@ describeOnNode("faults: each component killed and restarted while flags are crea
   let token = "";
   let operatorMetricsPort = 0;
   const processes: SvcProcess[] = [];
+  /** A failed step keeps the svc processes' logs, to say why. */
+  let keepLogs = false;
 
   /** A svc command as a process of its own, started again the same way after a kill. */
   function svcProcess(
@@ -83,6 +87,7 @@ describeOnNode("faults: each component killed and restarted while flags are crea
         await process_?.waitReady(ready, 120_000);
       },
       stop: async () => process_?.stop(),
+      running: () => process_?.running() === true,
     };
     processes.push(handle);
     return handle;
@@ -178,6 +183,8 @@ describeOnNode("faults: each component killed and restarted while flags are crea
   /** Where on its way to the pod a created flag stopped: the stage a failed endToEnd names. */
   async function whereItStopped(target: Attempt | undefined): Promise<string> {
     const recent = attempts.slice(-5).map((a) => `${a.name}:${a.status}`);
+    const exited = processes.filter((p) => !p.running()).map((p) => p.name);
+    if (exited.length > 0) return `${exited.join(" and ")} exited on its own: see its log in ${logDir}`;
     if (target === undefined)
       return `no creation acknowledged since; the last attempts: ${recent.join(", ")}`;
     const flag = await core
@@ -308,7 +315,8 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     for (const fault of faults) await fault.start().catch(() => undefined);
     for (const p of processes) await p.stop();
     await postgres?.stop();
-    if (process.env["SVC_FAULTS_LOG_LEVEL"] === undefined) rmSync(logDir, { recursive: true, force: true });
+    if (process.env["SVC_FAULTS_LOG_LEVEL"] === undefined && !keepLogs)
+      rmSync(logDir, { recursive: true, force: true });
     else process.stdout.write(`svc api and svc operator logs kept in ${logDir}\n`);
   });
 
@@ -323,6 +331,9 @@ describeOnNode("faults: each component killed and restarted while flags are crea
     "containerd",
   ])
     it(`${name}: killed for ${DOWN_MS / 1000} s and restarted, the whole path works again on its own`, async () => {
+      onTestFailed(() => {
+        keepLogs = true;
+      });
       const fault = faults.find((f) => f.name === name);
       if (fault === undefined) throw new Error(`no fault ${name}`);
       await changeRoller();
@@ -332,6 +343,11 @@ describeOnNode("faults: each component killed and restarted while flags are crea
       await fault.start();
       const restartedAt = Date.now();
       const recoveredMs = await endToEnd(`${name} restarted`);
+      // A process the fault made exit would be restarted by Kubernetes, but exiting is the defect.
+      expect(
+        processes.filter((p) => !p.running()).map((p) => p.name),
+        "svc processes that exited on their own",
+      ).toEqual([]);
       segments.push({ name, from, to: attempts.length, restartedAt, recoveredMs });
     });
 

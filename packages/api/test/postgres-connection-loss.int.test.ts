@@ -1,9 +1,11 @@
 // PostgreSQL ends the API server's pooled connections (a restart, a failover, an administrator):
 // the server must neither crash nor stay broken.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPostgresDatabase } from "../../../test/support/postgres.ts";
 import { eventually } from "../../../test/support/kube.ts";
-import { startPostgresServer } from "../../../test/support/postgres-server.ts";
+import { startPostgresServer, type PostgresServer } from "../../../test/support/postgres-server.ts";
+import { databaseUnavailable, openStore, pingStore, type Store } from "../src/store/db.ts";
 import { ADMIN_PASSWORD, TestApi, testConfig } from "./support/harness.ts";
 
 let api: TestApi;
@@ -58,4 +60,96 @@ it("answers 503 with Retry-After while PostgreSQL is down, and serves again once
     await own.close();
     await server.stop();
   }
+});
+
+// A connection checked out when PostgreSQL crashes (a statement in flight, or between a
+// transaction's statements) gets an `error` event that neither pg's pool nor Kysely listens to:
+// unheard, it ended the whole process (the faults test's PostgreSQL step, `svc api` gone).
+describe("PostgreSQL killed while connections are in use", () => {
+  let server: PostgresServer;
+  let store: Store;
+  /** Errors no listener heard: each would have ended the process. */
+  const unheard: unknown[] = [];
+  const record = (error: unknown) => unheard.push(error);
+
+  beforeAll(async () => {
+    // Durable: a killed server keeps the schema the store has just migrated.
+    server = await startPostgresServer({ durable: true });
+    store = await openStore({ kind: "postgres", url: server.url });
+    process.on("uncaughtException", record);
+  });
+
+  afterAll(async () => {
+    process.off("uncaughtException", record);
+    await store.close();
+    await server.stop();
+  });
+
+  const reachable = () =>
+    eventually(
+      () =>
+        pingStore(store).then(
+          () => true,
+          () => false,
+        ),
+      (ok) => ok,
+      "the store to reach the restarted server",
+      10_000,
+    );
+
+  it("survives a crash between a transaction's statements, told as an outage", async () => {
+    const failure = await store.db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.selectFrom("users").select("username").execute();
+        await server.kill();
+        // The backend sees its postmaster gone and closes the connection this transaction holds.
+        await sleep(500);
+        await tx.selectFrom("users").select("username").execute();
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(unheard).toEqual([]);
+    expect(failure, "the statement after the crash fails").toBeInstanceOf(Error);
+    expect(databaseUnavailable(failure), String(failure)).toBe(true);
+    await server.start();
+    await reachable();
+  });
+
+  it("survives a crash under concurrent statements and transactions, each failure told as an outage", async () => {
+    const failures: unknown[] = [];
+    let on = true;
+    const worker = async (i: number) => {
+      while (on) {
+        await (
+          i % 2 === 0
+            ? store.db.transaction().execute(async (tx) => {
+                await tx.selectFrom("users").select("username").forUpdate().execute();
+                await sleep(1);
+                await tx.selectFrom("users").select("role").execute();
+              })
+            : store.db.selectFrom("users").selectAll().execute()
+        ).catch((error: unknown) => failures.push(error));
+        await sleep(1);
+      }
+    };
+    const workers = Array.from({ length: 12 }, (_, i) => worker(i));
+    await sleep(300);
+    await server.kill();
+    await sleep(1000);
+    await server.start();
+    await reachable();
+    on = false;
+    // No statement may hang: every worker finishes its last one.
+    const settled = await Promise.race([
+      Promise.all(workers).then(() => true),
+      sleep(10_000).then(() => false),
+    ]);
+    expect(unheard).toEqual([]);
+    expect(settled, "no statement left hanging").toBe(true);
+    expect(failures.length, "statements met the crash").toBeGreaterThan(0);
+    expect(failures.filter((e) => !databaseUnavailable(e)).map(String)).toEqual([]);
+  });
 });

@@ -168,6 +168,15 @@ export async function openStore(config: DatabaseConfig, options: StoreOptions = 
 function postgresPool(url: string, options: StoreOptions): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on("error", (error) => options.onConnectionError?.(error));
+  // pg also emits `error` on a client whose connection breaks while checked out (a statement in
+  // flight, or between a transaction's statements); the pool listens only while a client is idle,
+  // Kysely never, and an unheard `error` event ends the process: PostgreSQL killed at such a
+  // moment took `svc api` down (the faults test's PostgreSQL step, 1 run in 12). Nothing is lost
+  // by not acting here: the statement under way fails on its own, and the pool drops the client
+  // when Kysely releases it.
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   return pool;
 }
 
@@ -194,8 +203,10 @@ export function databaseUnavailable(error: unknown): boolean {
     const code = "code" in e && typeof e.code === "string" ? e.code : "";
     if (UNREACHABLE_SOCKET.has(code) || SERVER_GOING.has(code) || code.startsWith("08")) return true;
     if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return true;
-    // pg's own messages for a connection lost mid-query or never opened carry no code.
+    // pg's own messages for a connection lost mid-query or never opened carry no code, nor does
+    // the one for a statement sent after its connection was lost (within a transaction).
     if (/^Connection terminated/.test(e.message)) return true;
+    if (e.message === "Client has encountered a connection error and is not queryable") return true;
   }
   return false;
 }
