@@ -88,13 +88,6 @@ export interface StartOptions {
    * another process before the component binds it is replaced; a test makes that race happen.
    */
   choosePort?: () => Promise<number>;
-  /**
-   * kube-controller-manager's request rate to the API server (its --kube-api-qps; the burst is
-   * twice that). Default: its own, 20 per second, which rolls 2,000 Deployments out over ~10
-   * minutes (a ReplicaSet, a pod, events and status writes each): the fleet bench raises it so
-   * its clusters come to rest.
-   */
-  controllerManagerQps?: number;
 }
 
 /** Metadata of every write; reads are not recorded. */
@@ -315,12 +308,6 @@ export async function startLocalControlPlane(options: StartOptions = {}): Promis
         `--root-ca-file=${ca.certPath}`,
         "--leader-elect=false",
         "--controllers=*",
-        ...(options.controllerManagerQps === undefined
-          ? []
-          : [
-              `--kube-api-qps=${options.controllerManagerQps}`,
-              `--kube-api-burst=${2 * options.controllerManagerQps}`,
-            ]),
         "--v=0",
       ],
       ready: async () => (await probe(`https://127.0.0.1:${port}/healthz`)) === 200,
