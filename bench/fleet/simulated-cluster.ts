@@ -23,11 +23,9 @@ export interface SimulatedCluster {
 
 /** Starts a control plane, creates `nodeCount` fake Nodes and starts kwok against them. */
 export async function startSimulatedCluster(nodeCount: number): Promise<SimulatedCluster> {
-  // kube-controller-manager at its own default rate (20 requests/s), as clusters run it: at 200
-  // its rollouts of (a)'s change ran beside the operator's applies, whose status events the
-  // operator follows and the bare floor does not (46 % of the floor against 82 % at the default,
-  // bench/RESULTS.md). Either way a change to every workload takes 10-25 min to roll out here;
-  // run.ts waits for each cluster to be quiet before measuring.
+  // kube-controller-manager at its own default rate (20 requests/s), as clusters run it. A change
+  // to every workload takes 10-25 min to roll out here at that rate or at 200 (the machine is the
+  // bound); run.ts waits for each cluster to be quiet before measuring.
   const controlPlane = await startLocalControlPlane();
   try {
     const nodes = Array.from({ length: nodeCount }, (_, i) => `kwok-node-${i}`);
