@@ -67,3 +67,22 @@ export function matchingFlags(index: FlagIndex, workload: Workload): FlagMatch[]
     })
     .sort((a, b) => compareStrings(a.flag.metadata.name, b.flag.metadata.name));
 }
+
+const planningKeys = new WeakMap<FeatureFlagResource, string>();
+
+/**
+ * What of a flag planning reads, as one string: the flag itself (uid), its spec (by generation,
+ * which the API server bumps on each spec change), its annotations (a wave's canary) and whether
+ * it is being deleted. A status write, the operator's own after each workload it delivers,
+ * leaves the key as it was, so plans made before it still hold. A flag without a generation (not
+ * read from an API server) is keyed by its whole spec.
+ */
+export function flagPlanningKey(flag: FeatureFlagResource): string {
+  let key = planningKeys.get(flag);
+  if (key === undefined) {
+    const { uid, name, generation, annotations, deletionTimestamp } = flag.metadata;
+    key = JSON.stringify([uid, name, generation ?? flag.spec, annotations, deletionTimestamp]);
+    planningKeys.set(flag, key);
+  }
+  return key;
+}

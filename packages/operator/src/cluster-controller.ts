@@ -5,6 +5,7 @@
 import {
   deliveryCluster,
   DELIVERY_FINALIZER,
+  flagPlanningKey,
   flagStatus,
   isBeingDeleted,
   phaseChangeEvent,
@@ -66,6 +67,8 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
+  /** Each flag's planning key (flagPlanningKey) at its last event. */
+  readonly #planningKeyOfFlag = new Map<string, string>();
   readonly #plans: NamespacePlans;
 
   constructor(options: ClusterControllerOptions) {
@@ -83,7 +86,15 @@ export class ClusterController {
     const { cluster } = this.#options;
     this.#unsubscribe.push(
       cluster.flags.onEvent(({ type, object }) => {
-        this.#flagChanged(object, type === "delete");
+        const gone = type === "delete";
+        // A change planning does not read (the operator's own status writes, a few per second
+        // while it delivers) leaves every workload's plan as it was: they are not queued again.
+        const planningKey = flagPlanningKey(object);
+        const flagKey = `${object.metadata.namespace}/${object.metadata.name}`;
+        const replan = gone || this.#planningKeyOfFlag.get(flagKey) !== planningKey;
+        if (gone) this.#planningKeyOfFlag.delete(flagKey);
+        else this.#planningKeyOfFlag.set(flagKey, planningKey);
+        this.#flagChanged(object, gone, "normal", replan);
         if (type === "delete") this.#plans.prune(object.metadata.namespace);
       }),
     );
@@ -176,13 +187,19 @@ export class ClusterController {
     if (force || sidecarFlag) this.#enqueue({ namespace, kind: "SidecarRBAC" }, 0, priority);
   }
 
-  #flagChanged(flag: FeatureFlagResource, gone = false, priority: QueuePriority = "normal"): void {
+  #flagChanged(
+    flag: FeatureFlagResource,
+    gone = false,
+    priority: QueuePriority = "normal",
+    workloads = true,
+  ): void {
     const { namespace, name } = flag.metadata;
     this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name }, 0, priority);
     if (flag.spec.delivery.sidecar !== undefined) this.#enqueueSidecarRbac(namespace, true, priority);
-    for (const kind of WORKLOAD_KINDS)
-      for (const object of this.#cache(kind).list(namespace))
-        this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" }, 0, priority);
+    if (workloads)
+      for (const kind of WORKLOAD_KINDS)
+        for (const object of this.#cache(kind).list(namespace))
+          this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" }, 0, priority);
     const flagKey = `${namespace}/${name}`;
     const before = this.#configMapOfFlag.get(flagKey);
     const now = flag.spec.delivery.configMap?.configMapName;

@@ -1,9 +1,14 @@
 // The plans of one cluster's namespaces, memoised on the identity of the informer caches' list
 // snapshots: a cache hands out the same list until something of that namespace changes (and one
 // frozen empty list for a kind the namespace lacks), so a namespace is planned once per change,
-// not once per flag reconcile. Memos of a namespace left with no flag and no workload are pruned.
+// not once per flag reconcile. Within a change only what changed is planned again: a workload
+// keeps its plan while its object and the namespace's flag index stay, and the index stays
+// through flag writes that planning does not read (status). During a rollout each workload event
+// then costs one plan, not one per workload of its namespace. Memos of a namespace left with no
+// flag and no workload are pruned.
 import {
   deliveryCluster,
+  flagPlanningKey,
   indexFlags,
   planWorkload,
   WORKLOAD_KINDS,
@@ -35,8 +40,14 @@ export class NamespacePlans {
   readonly #cluster: PlannedCluster;
   readonly #onLookup: (result: "hit" | "miss") => void;
   /** Each namespace's flags indexed (their rules compiled) once per change of its flags. */
-  readonly #flagIndexes = new Map<string, { flags: readonly FeatureFlagResource[]; index: FlagIndex }>();
-  readonly #plans = new Map<string, { inputs: readonly unknown[]; plans: readonly PlannedWorkload[] }>();
+  readonly #flagIndexes = new Map<
+    string,
+    { flags: readonly FeatureFlagResource[]; keys: readonly string[]; index: FlagIndex }
+  >();
+  readonly #plans = new Map<
+    string,
+    { inputs: readonly unknown[]; plans: readonly PlannedWorkload[]; byObject: Map<unknown, PlannedWorkload> }
+  >();
 
   /** `onLookup` is told whether each plans() call was answered from the memo. */
   constructor(cluster: PlannedCluster, onLookup: (result: "hit" | "miss") => void) {
@@ -67,40 +78,58 @@ export class NamespacePlans {
     const flags = this.#cluster.flags.list(namespace);
     const memo = this.#flagIndexes.get(namespace);
     if (memo?.flags === flags) return memo.index;
+    const keys = flags.map(flagPlanningKey);
+    if (
+      memo !== undefined &&
+      keys.length === memo.keys.length &&
+      keys.every((key, i) => key === memo.keys[i])
+    ) {
+      this.#flagIndexes.set(namespace, { ...memo, flags });
+      return memo.index;
+    }
     const index = indexFlags(flags);
-    this.#flagIndexes.set(namespace, { flags, index });
+    this.#flagIndexes.set(namespace, { flags, keys, index });
     return index;
   }
 
   /** The plan of every workload of the namespace (every flag's status and the sidecar RBAC need them all). */
   plans(namespace: string): readonly PlannedWorkload[] {
     const cluster = this.#cluster;
-    const lists = [
-      cluster.flags.list(namespace),
-      ...WORKLOAD_KINDS.map((kind) => this.workloadCache(kind).list(namespace)),
-    ];
+    const workloadLists = WORKLOAD_KINDS.map((kind) => this.workloadCache(kind).list(namespace));
     // An empty namespace (its last flag just deleted) has nothing to plan nor to remember.
-    if (lists.every((list) => list.length === 0)) {
+    if (cluster.flags.list(namespace).length === 0 && workloadLists.every((list) => list.length === 0)) {
       this.prune(namespace);
       return [];
     }
+    const flags = this.flagIndex(namespace);
     // The connection carries the cluster's labels, which targeting rules may read.
-    const inputs = [cluster.connection, ...lists];
+    const inputs = [cluster.connection, flags, ...workloadLists];
     const memo = this.#plans.get(namespace);
-    if (memo !== undefined && memo.inputs.every((list, i) => list === inputs[i])) {
+    if (memo !== undefined && memo.inputs.every((input, i) => input === inputs[i])) {
       this.#onLookup("hit");
       return memo.plans;
     }
     this.#onLookup("miss");
-    const flags = this.flagIndex(namespace);
+    // Plans made with the same flags for the same cluster still hold for the objects unchanged.
+    const reusable =
+      memo !== undefined && memo.inputs[0] === inputs[0] && memo.inputs[1] === flags
+        ? memo.byObject
+        : undefined;
     const where = deliveryCluster(cluster);
-    const plans = WORKLOAD_KINDS.flatMap((kind) =>
-      this.workloadCache(kind)
-        .list(namespace)
+    const byObject = new Map<unknown, PlannedWorkload>();
+    const plans = WORKLOAD_KINDS.flatMap((kind, i) =>
+      (workloadLists[i] ?? [])
         .filter((object) => object.metadata?.deletionTimestamp === undefined)
-        .map((object) => ({ kind, object })),
-    ).map((workload) => ({ workload, plan: planWorkload(workload, flags, where) }));
-    this.#plans.set(namespace, { inputs, plans });
+        .map((object) => {
+          const planned = reusable?.get(object) ?? {
+            workload: { kind, object },
+            plan: planWorkload({ kind, object }, flags, where),
+          };
+          byObject.set(object, planned);
+          return planned;
+        }),
+    );
+    this.#plans.set(namespace, { inputs, plans, byObject });
     return plans;
   }
 

@@ -28,9 +28,9 @@ const deployment = (name: string, resourceVersion = "1"): V1Deployment => {
   const { object } = workload(name, { labels: { app: "web" } });
   return { ...object, metadata: { ...object.metadata, resourceVersion } } as V1Deployment;
 };
-const flag = (name: string): FeatureFlagResource => {
+const flag = (name: string, resourceVersion = "1", generation = 1): FeatureFlagResource => {
   const f = envFlag(name, { app: "web" });
-  return { ...f, metadata: { ...f.metadata, resourceVersion: "1" } };
+  return { ...f, metadata: { ...f.metadata, resourceVersion, generation } };
 };
 
 describe("NamespacePlans", () => {
@@ -54,10 +54,46 @@ describe("NamespacePlans", () => {
     plans.plans("shop");
     caches.deployments.upsert(deployment("web", "2"));
     plans.plans("shop");
-    caches.flags.upsert({ ...flag("beta"), metadata: { ...flag("beta").metadata, resourceVersion: "2" } });
+    caches.flags.upsert(flag("beta", "2", 2));
     plans.plans("shop");
     plans.plans("shop");
     expect(lookups).toEqual(["miss", "miss", "miss", "hit"]);
+  });
+
+  it("plans again only the workloads whose object changed", () => {
+    // A rollout's stream of Deployment status events re-planned the whole namespace (500
+    // workloads per namespace in the fleet bench) for each flag reconcile.
+    const { caches, plans } = cluster();
+    for (const name of ["a", "b", "c"]) caches.deployments.upsert(deployment(name));
+    caches.flags.upsert(flag("beta"));
+    const first = plans.plans("shop");
+    caches.deployments.upsert(deployment("b", "2"));
+    const second = plans.plans("shop");
+    expect(second).not.toBe(first);
+    const byName = (list: typeof first, name: string) =>
+      list.find((p) => p.workload.object.metadata?.name === name);
+    expect(byName(second, "a")).toBe(byName(first, "a"));
+    expect(byName(second, "c")).toBe(byName(first, "c"));
+    expect(byName(second, "b")).not.toBe(byName(first, "b"));
+    expect(byName(second, "b")?.workload.object.metadata?.resourceVersion).toBe("2");
+  });
+
+  it("keeps every plan through a flag's status write, and plans all again when its spec changes", () => {
+    const { caches, plans, lookups } = cluster();
+    for (const name of ["a", "b"]) caches.deployments.upsert(deployment(name));
+    caches.flags.upsert(flag("beta"));
+    const first = plans.plans("shop");
+    const index = plans.flagIndex("shop");
+    caches.flags.upsert({ ...flag("beta", "2"), status: { phase: "Delivered" } });
+    expect(plans.plans("shop")).toBe(first);
+    expect(plans.flagIndex("shop")).toBe(index);
+    const changed = flag("beta", "3", 2);
+    caches.flags.upsert({ ...changed, spec: { ...changed.spec, defaultValue: "off" } });
+    const third = plans.plans("shop");
+    expect(plans.flagIndex("shop")).not.toBe(index);
+    expect(third[0]).not.toBe(first[0]);
+    expect(third[1]).not.toBe(first[1]);
+    expect(lookups).toEqual(["miss", "hit", "miss"]);
   });
 
   it("forgets a namespace once its last flag and workload are gone, and only then", () => {
