@@ -11,6 +11,10 @@ export interface FleetResults {
   available: { available: number; deployments: number };
   operatorMs: number;
   floorMs: number;
+  /** CPU seconds used during (a)'s window: the operator, the control planes, this process (its watches). */
+  operatorCpu: { operator: number; controlPlanes: number; bench: number };
+  /** CPU seconds used during the floor's window: the control planes, this process (the bare client). */
+  floorCpu: { controlPlanes: number; bench: number };
   writes: number;
   baseline: Memory;
   full: Memory;
@@ -19,6 +23,9 @@ export interface FleetResults {
 }
 
 const rate = (n: number, ms: number) => Math.round((n * 1000) / ms);
+/** CPU seconds over a window, and the cores that is on average. */
+const cores = (seconds: number, ms: number) =>
+  `${seconds.toFixed(0)} s (${((seconds * 1000) / ms).toFixed(2)} cores)`;
 
 export function printResults(r: FleetResults): void {
   const operatorRate = rate(r.total, r.operatorMs);
@@ -37,6 +44,7 @@ export function printResults(r: FleetResults): void {
     `| (b) operator live heap (heap snapshot) | ${r.full.liveHeapMb.toFixed(1)} MB | clusters empty: ${r.baseline.liveHeapMb.toFixed(1)} MB | ${Math.round(heapPerObject)} bytes per workload |`,
     `| (c) GET /api/v1/flags?limit=100 (median) | ${large.firstPageMs.toFixed(1)} ms at ${large.flags} flags | ${small.firstPageMs.toFixed(1)} ms at ${small.flags} flags | ${(large.firstPageMs / small.firstPageMs).toFixed(1)}× |`,
     `| (c) GET /api/v1/flags, whole list (median) | ${large.wholeListMs.toFixed(0)} ms at ${large.flags} flags | ${small.wholeListMs.toFixed(1)} ms at ${small.flags} flags | ${(large.wholeListMs / small.wholeListMs).toFixed(0)}× |`,
+    `| (a) CPU during the window (2 cores) | operator ${cores(r.operatorCpu.operator, r.operatorMs)}, control planes ${cores(r.operatorCpu.controlPlanes, r.operatorMs)}, the bench's watches ${cores(r.operatorCpu.bench, r.operatorMs)} | bare client ${cores(r.floorCpu.bench, r.floorMs)}, control planes ${cores(r.floorCpu.controlPlanes, r.floorMs)} | |`,
     takeoverRow(r.replicas),
     "",
     `${large.flags} flags created by a bare client (32 at a time) in ${r.api.createSeconds.toFixed(0)} s${r.api.cappedByBudget ? " (stopped by --flag-budget before --flags)" : ""}.`,

@@ -3,7 +3,11 @@
 // of them. Measures, each figure beside its floor from the same run:
 //  (a) one envVar flag change (the same flag, changed in every cluster at once) → every matching
 //      workload in every cluster updated, against the same number of server-side applies of one
-//      env var sent by a bare client straight to the same kube-apiservers, same concurrency;
+//      env var sent by a bare client straight to the same kube-apiservers, same concurrency. The
+//      clusters' kube-controller-managers are stopped during both (their rollouts follow): on a
+//      fleet each cluster's controllers run on its own machines, here five clusters' rollouts of
+//      10,000 Deployments share two cores with both, and how much of them overlapped a window
+//      decided the ratio (46 % and 158 % in two runs). The CPU each part used is printed beside;
 //  (b) the operator's RSS and live heap (V8 heap snapshot) with every cluster cached, against the
 //      same operator with the same clusters registered and empty;
 //  (c) `svc api`'s first page and whole flag list at `--flags` flags against 100 flags;
@@ -17,7 +21,7 @@
 //
 // --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
 // stopped and its folders removed on return, on an error and on Ctrl-C.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -167,6 +171,22 @@ try {
     );
     log(`${what}: control planes quiet`);
   };
+  /** CPU seconds used so far by the control planes (etcd, kube-apiserver and kwok; kube-controller-manager is stopped) and by this process. */
+  const cpuNow = () => ({
+    controlPlanes: clusters
+      .flatMap((c) => [...c.controlPlane.pids, c.kwokPid ?? -1])
+      .filter((pid) => pid > 0 && existsSync(`/proc/${pid}`))
+      .reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+  });
+  const cpuSince = (before: ReturnType<typeof cpuNow>) => {
+    const now = cpuNow();
+    return { controlPlanes: now.controlPlanes - before.controlPlanes, bench: now.bench - before.bench };
+  };
+  /** The clusters' rollouts held back while a window writes (see the header), released after it. */
+  const holdRollouts = () => Promise.all(clusters.map((c) => c.controlPlane.kill("kube-controller-manager")));
+  const releaseRollouts = () =>
+    Promise.all(clusters.map((c) => c.controlPlane.start("kube-controller-manager")));
   const flagWrite = (value: string) =>
     Promise.all(
       clusters.flatMap((c) =>
@@ -216,8 +236,11 @@ try {
   log(`cached: ${full.rssMb.toFixed(0)} MB RSS, ${full.liveHeapMb.toFixed(1)} MB live heap`);
 
   // (a) The measured change.
+  await holdRollouts();
   const writesBefore = await operator.metric("svc_operator_writes_total");
   const appliesBefore = await operator.metric("svc_operator_workload_deliveries_total");
+  const operatorCpuBefore = cpuSeconds(operator.pid);
+  const cpuBefore = cpuNow();
   const changeStarted = performance.now();
   await flagWrite("v1");
   // The operator's own account beside the watched one: when it had applied one write per
@@ -229,6 +252,7 @@ try {
   ).then(() => performance.now() - changeStarted);
   await delivered("v1");
   const operatorMs = performance.now() - changeStarted;
+  const operatorCpu = { ...cpuSince(cpuBefore), operator: cpuSeconds(operator.pid) - operatorCpuBefore };
   const appliedMs = await applied;
   log(
     `v1 applied by the operator after ${(appliedMs / 1000).toFixed(1)} s, seen by the bench after ${(operatorMs / 1000).toFixed(1)} s`,
@@ -236,10 +260,19 @@ try {
   await operator.idle("v1 delivered");
   const writes = (await operator.metric("svc_operator_writes_total")) - writesBefore;
   await operator.stop();
+  await releaseRollouts();
   await quiet("v1 rolled out");
-  log(`operator delivered v1 in ${(operatorMs / 1000).toFixed(1)} s; the bare floor now`);
+  log(
+    `operator delivered v1 in ${(operatorMs / 1000).toFixed(1)} s (CPU s: ${JSON.stringify(operatorCpu)}); the bare floor now`,
+  );
+  await holdRollouts();
+  const floorCpuBefore = cpuNow();
   const floorMs = await bareApplies(clusters, workloads, concurrency);
-  log(`bare floor: ${(floorMs / 1000).toFixed(1)} s (${writes} operator writes); replicas now`);
+  const floorCpu = cpuSince(floorCpuBefore);
+  await releaseRollouts();
+  log(
+    `bare floor: ${(floorMs / 1000).toFixed(1)} s (CPU s: ${JSON.stringify(floorCpu)}; ${writes} operator writes); replicas now`,
+  );
   // The floor's change rolls every workload again: the replicas start on clusters at rest.
   await quiet("the floor rolled out");
 
@@ -276,6 +309,8 @@ try {
     available,
     operatorMs,
     floorMs,
+    operatorCpu,
+    floorCpu,
     writes,
     baseline,
     full,
