@@ -9,17 +9,20 @@ export interface FleetResults {
   concurrency: number;
   total: number;
   available: { available: number; deployments: number };
-  operatorMs: number;
-  floorMs: number;
-  /** CPU seconds used during (a)'s window: the operator, the control planes, this process (its watches). */
-  operatorCpu: { operator: number; controlPlanes: number; bench: number };
-  /** CPU seconds used during the floor's window: the control planes, this process (the bare client). */
-  floorCpu: { controlPlanes: number; bench: number };
-  writes: number;
+  delivery: readonly DeliveryRound[];
   baseline: Memory;
   full: Memory;
   replicas: ReplicaResults;
   api: ApiLatencies;
+}
+
+/** One round of (a): the operator's window and the bare floor's, adjacent. */
+export interface DeliveryRound {
+  round: number;
+  /** CPU seconds: the operator, the control planes, this process (its watches). */
+  svc: { ms: number; writes: number; cpu: { operator: number; controlPlanes: number; bench: number } };
+  /** CPU seconds: the control planes, this process (the bare client). */
+  floor: { ms: number; cpu: { controlPlanes: number; bench: number } };
 }
 
 const rate = (n: number, ms: number) => Math.round((n * 1000) / ms);
@@ -28,8 +31,6 @@ const cores = (seconds: number, ms: number) =>
   `${seconds.toFixed(0)} s (${((seconds * 1000) / ms).toFixed(2)} cores)`;
 
 export function printResults(r: FleetResults): void {
-  const operatorRate = rate(r.total, r.operatorMs);
-  const floorRate = rate(r.total, r.floorMs);
   const heapPerObject = ((r.full.liveHeapMb - r.baseline.liveHeapMb) * 1024 * 1024) / r.total;
   const { small, large } = r.api;
   const lines = [
@@ -39,12 +40,11 @@ export function printResults(r: FleetResults): void {
     "",
     "| figure | svc | floor (same run) | svc / floor |",
     "| ------ | --- | ---------------- | ----------- |",
-    `| (a) envVar change → all ${r.total} workloads updated | ${(r.operatorMs / 1000).toFixed(1)} s, ${operatorRate} workloads/s (${r.writes} writes) | bare SSA, ${r.concurrency} per cluster: ${(r.floorMs / 1000).toFixed(1)} s, ${floorRate} workloads/s | ${Math.round((100 * operatorRate) / floorRate)} % of the bare rate |`,
+    ...r.delivery.flatMap((d) => deliveryRows(d, r.total, r.concurrency)),
     `| (b) operator RSS, all clusters cached | ${r.full.rssMb.toFixed(0)} MB | same operator, clusters empty: ${r.baseline.rssMb.toFixed(0)} MB | +${(r.full.rssMb - r.baseline.rssMb).toFixed(0)} MB |`,
     `| (b) operator live heap (heap snapshot) | ${r.full.liveHeapMb.toFixed(1)} MB | clusters empty: ${r.baseline.liveHeapMb.toFixed(1)} MB | ${Math.round(heapPerObject)} bytes per workload |`,
     `| (c) GET /api/v1/flags?limit=100 (median) | ${large.firstPageMs.toFixed(1)} ms at ${large.flags} flags | ${small.firstPageMs.toFixed(1)} ms at ${small.flags} flags | ${(large.firstPageMs / small.firstPageMs).toFixed(1)}× |`,
     `| (c) GET /api/v1/flags, whole list (median) | ${large.wholeListMs.toFixed(0)} ms at ${large.flags} flags | ${small.wholeListMs.toFixed(1)} ms at ${small.flags} flags | ${(large.wholeListMs / small.wholeListMs).toFixed(0)}× |`,
-    `| (a) CPU during the window (2 cores) | operator ${cores(r.operatorCpu.operator, r.operatorMs)}, control planes ${cores(r.operatorCpu.controlPlanes, r.operatorMs)}, the bench's watches ${cores(r.operatorCpu.bench, r.operatorMs)} | bare client ${cores(r.floorCpu.bench, r.floorMs)}, control planes ${cores(r.floorCpu.controlPlanes, r.floorMs)} | |`,
     takeoverRow(r.replicas),
     "",
     `${large.flags} flags created by a bare client (32 at a time) in ${r.api.createSeconds.toFixed(0)} s${r.api.cappedByBudget ? " (stopped by --flag-budget before --flags)" : ""}.`,
@@ -52,6 +52,14 @@ export function printResults(r: FleetResults): void {
     ...replicaTable(r.replicas),
   ];
   console.log(lines.join("\n"));
+}
+
+function deliveryRows({ round, svc, floor }: DeliveryRound, total: number, concurrency: number): string[] {
+  const first = round % 2 === 1 ? "svc first" : "floor first";
+  return [
+    `| (a) round ${round} (${first}): envVar change → all ${total} workloads updated | ${(svc.ms / 1000).toFixed(1)} s, ${rate(total, svc.ms)} workloads/s (${svc.writes} writes) | bare SSA, ${concurrency} per cluster: ${(floor.ms / 1000).toFixed(1)} s, ${rate(total, floor.ms)} workloads/s | ${Math.round((100 * floor.ms) / svc.ms)} % of the bare rate |`,
+    `| (a) round ${round}: CPU in the window | operator ${cores(svc.cpu.operator, svc.ms)}, control planes ${cores(svc.cpu.controlPlanes, svc.ms)}, the bench's watches ${cores(svc.cpu.bench, svc.ms)} | bare client ${cores(floor.cpu.bench, floor.ms)}, control planes ${cores(floor.cpu.controlPlanes, floor.ms)} | |`,
+  ];
 }
 
 function takeoverRow({ takeover: t }: ReplicaResults): string {

@@ -7,7 +7,9 @@
 //      clusters' kube-controller-managers are stopped during both (their rollouts follow): on a
 //      fleet each cluster's controllers run on its own machines, here five clusters' rollouts of
 //      10,000 Deployments share two cores with both, and how much of them overlapped a window
-//      decided the ratio (46 % and 158 % in two runs). The CPU each part used is printed beside;
+//      decided the ratio (46 % and 158 % in two runs). Measured --rounds times, svc and the
+//      floor in turn (svc first in odd rounds, the floor first in even ones), each ratio from
+//      two adjacent windows; the CPU each window used is printed beside;
 //  (b) the operator's RSS and live heap (V8 heap snapshot) with every cluster cached, against the
 //      same operator with the same clusters registered and empty;
 //  (c) `svc api`'s first page and whole flag list at `--flags` flags against 100 flags;
@@ -17,7 +19,7 @@
 //
 //   make kwok && node --expose-gc bench/fleet/run.ts [--clusters 5] [--workloads 10000]
 //     [--flags 100000] [--flag-budget 1200] [--nodes 10] [--namespaces 4] [--concurrency 16]
-//     [--replicas 1,2,3] [--lease 15]
+//     [--replicas 1,2,3] [--lease 15] [--rounds 2]
 //
 // --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
 // stopped and its folders removed on return, on an error and on Ctrl-C.
@@ -32,7 +34,7 @@ import { installCrds, waitFor } from "@svc/kube";
 import { removeOnExit } from "@svc/kube/testing";
 import { cpuSeconds } from "../support/process-stats.ts";
 import { measureApiLatency } from "./api-latency.ts";
-import { printResults } from "./report.ts";
+import { printResults, type DeliveryRound } from "./report.ts";
 import { FleetOperator } from "./operator-process.ts";
 import { measureReplicas } from "./replicas.ts";
 import { registerClusters } from "./svc-fleet.ts";
@@ -56,6 +58,7 @@ const { values: args } = parseArgs({
     concurrency: { type: "string", default: "16" },
     replicas: { type: "string", default: "1,2,3" },
     lease: { type: "string", default: "15" },
+    rounds: { type: "string", default: "2" },
   },
 });
 const clusterCount = Number(args.clusters);
@@ -95,18 +98,18 @@ try {
   }
   await registerClusters(hubKc, clusters, ids, [...namespaces, FLAGS_NAMESPACE]);
 
-  // The operator as users run it, one replica (leader election off), its own process.
-  const operator = await FleetOperator.start({
-    name: "svc operator",
-    kubeconfigPath: hub.controlPlane.kubeconfigPath,
-    snapshotDir,
-    concurrency,
-    settings: { SVC_OPERATOR_LEADER_ELECTION: "false" },
-  });
-
-  const baseline = await (async () => {
+  // The operator as users run it, one replica (leader election off), its own process; started
+  // again between (a)'s rounds, where the floor writes without it.
+  const startOperator = async (what: string) => {
+    const started = await FleetOperator.start({
+      name: "svc operator",
+      kubeconfigPath: hub.controlPlane.kubeconfigPath,
+      snapshotDir,
+      concurrency,
+      settings: { SVC_OPERATOR_LEADER_ELECTION: "false" },
+    });
     await waitFor(
-      () => operator.metric("svc_operator_cluster_phase", 'phase="Connected"'),
+      () => started.metric("svc_operator_cluster_phase", 'phase="Connected"'),
       (n) => n === clusterCount,
       {
         what: `${clusterCount} clusters Connected`,
@@ -114,9 +117,11 @@ try {
         intervalMs: 1000,
       },
     );
-    await operator.idle("the empty clusters");
-    return operator.memory("the operator with empty clusters");
-  })();
+    await started.idle(what);
+    return started;
+  };
+  let operator: FleetOperator | undefined = await startOperator("the empty clusters");
+  const baseline = await operator.memory("the operator with empty clusters");
   log(`operator up: ${baseline.rssMb.toFixed(0)} MB RSS, ${baseline.liveHeapMb.toFixed(1)} MB live heap`);
 
   /** The CPU (cores) each cluster's control plane and kwok use over 5 s. */
@@ -235,46 +240,59 @@ try {
   const full = await operator.memory("the operator with every cluster cached");
   log(`cached: ${full.rssMb.toFixed(0)} MB RSS, ${full.liveHeapMb.toFixed(1)} MB live heap`);
 
-  // (a) The measured change.
+  // (a) The measured change and its floor, in rounds (see the header), rollouts held throughout.
   await holdRollouts();
-  const writesBefore = await operator.metric("svc_operator_writes_total");
-  const appliesBefore = await operator.metric("svc_operator_workload_deliveries_total");
-  const operatorCpuBefore = cpuSeconds(operator.pid);
-  const cpuBefore = cpuNow();
-  const changeStarted = performance.now();
-  await flagWrite("v1");
-  // The operator's own account beside the watched one: when it had applied one write per
-  // workload. A figure far above it means the bench's watches lagged, not the operator.
-  const applied = waitFor(
-    () => operator.metric("svc_operator_workload_deliveries_total"),
-    (n) => n - appliesBefore >= total,
-    { what: `${total} workload applies`, timeoutMs: 3_600_000, intervalMs: 200 },
-  ).then(() => performance.now() - changeStarted);
-  await delivered("v1");
-  const operatorMs = performance.now() - changeStarted;
-  const operatorCpu = { ...cpuSince(cpuBefore), operator: cpuSeconds(operator.pid) - operatorCpuBefore };
-  const appliedMs = await applied;
-  log(
-    `v1 applied by the operator after ${(appliedMs / 1000).toFixed(1)} s, seen by the bench after ${(operatorMs / 1000).toFixed(1)} s`,
-  );
-  await operator.idle("v1 delivered");
-  const writes = (await operator.metric("svc_operator_writes_total")) - writesBefore;
-  await operator.stop();
+  const operatorWindow = async (running: FleetOperator, value: string) => {
+    const writesBefore = await running.metric("svc_operator_writes_total");
+    const appliesBefore = await running.metric("svc_operator_workload_deliveries_total");
+    const operatorCpuBefore = cpuSeconds(running.pid);
+    const cpuBefore = cpuNow();
+    const changeStarted = performance.now();
+    await flagWrite(value);
+    // The operator's own account beside the watched one: when it had applied one write per
+    // workload. A figure far above it means the bench's watches lagged, not the operator.
+    const applied = waitFor(
+      () => running.metric("svc_operator_workload_deliveries_total"),
+      (n) => n - appliesBefore >= total,
+      { what: `${total} workload applies`, timeoutMs: 3_600_000, intervalMs: 200 },
+    ).then(() => performance.now() - changeStarted);
+    await delivered(value);
+    const ms = performance.now() - changeStarted;
+    const cpu = { ...cpuSince(cpuBefore), operator: cpuSeconds(running.pid) - operatorCpuBefore };
+    const appliedMs = await applied;
+    await running.idle(`${value} delivered`);
+    const writes = (await running.metric("svc_operator_writes_total")) - writesBefore;
+    log(
+      `operator delivered ${value} in ${(ms / 1000).toFixed(1)} s (its own count: ${(appliedMs / 1000).toFixed(1)} s; ${writes} writes; CPU s ${JSON.stringify(cpu)})`,
+    );
+    return { ms, cpu, writes };
+  };
+  const floorWindow = async (value: string) => {
+    const cpuBefore = cpuNow();
+    const ms = await bareApplies(clusters, workloads, concurrency, value);
+    const cpu = cpuSince(cpuBefore);
+    log(`bare floor ${value}: ${(ms / 1000).toFixed(1)} s (CPU s ${JSON.stringify(cpu)})`);
+    return { ms, cpu };
+  };
+  const delivery: DeliveryRound[] = [];
+  for (let round = 1; round <= Number(args.rounds); round++) {
+    const value = `v${round}`;
+    if (round % 2 === 1) {
+      const svc = await operatorWindow(operator ?? (await startOperator("before the round")), value);
+      await operator?.stop();
+      operator = undefined;
+      delivery.push({ round, svc, floor: await floorWindow(value) });
+    } else {
+      const floor = await floorWindow(value);
+      operator = await startOperator("before the round");
+      delivery.push({ round, svc: await operatorWindow(operator, value), floor });
+    }
+  }
+  await operator?.stop();
   await releaseRollouts();
-  await quiet("v1 rolled out");
-  log(
-    `operator delivered v1 in ${(operatorMs / 1000).toFixed(1)} s (CPU s: ${JSON.stringify(operatorCpu)}); the bare floor now`,
-  );
-  await holdRollouts();
-  const floorCpuBefore = cpuNow();
-  const floorMs = await bareApplies(clusters, workloads, concurrency);
-  const floorCpu = cpuSince(floorCpuBefore);
-  await releaseRollouts();
-  log(
-    `bare floor: ${(floorMs / 1000).toFixed(1)} s (CPU s: ${JSON.stringify(floorCpu)}; ${writes} operator writes); replicas now`,
-  );
-  // The floor's change rolls every workload again: the replicas start on clusters at rest.
-  await quiet("the floor rolled out");
+  log("(a) measured; replicas now");
+  // (a)'s changes, released, roll every workload again: the replicas start on clusters at rest.
+  await quiet("(a) rolled out");
 
   // (d) Replicas sharing the clusters, and a killed one's clusters taken over.
   const replicas = await measureReplicas({
@@ -307,11 +325,7 @@ try {
     concurrency,
     total,
     available,
-    operatorMs,
-    floorMs,
-    operatorCpu,
-    floorCpu,
-    writes,
+    delivery,
     baseline,
     full,
     replicas,

@@ -80,6 +80,7 @@ export async function bareApplies(
   clusters: readonly SimulatedCluster[],
   workloads: readonly Workload[],
   concurrency: number,
+  value: string,
 ): Promise<number> {
   const writers = clusters.map(
     (c) => new ObjectWriter(c.controlPlane.kubeConfig(), { timeoutMs: 30_000, fieldManager: "bench-floor" }),
@@ -94,7 +95,7 @@ export async function bareApplies(
             kind,
             metadata: { name, namespace },
             spec: {
-              template: { spec: { containers: [{ name: "main", env: [{ name: "FLOOR", value: "1" }] }] } },
+              template: { spec: { containers: [{ name: "main", env: [{ name: "FLOOR", value }] }] } },
             },
           },
           { force: true },
