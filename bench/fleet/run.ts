@@ -63,6 +63,13 @@ const { values: args } = parseArgs({
 });
 const clusterCount = Number(args.clusters);
 const perCluster = Math.ceil(Number(args.workloads) / clusterCount);
+const replicaCounts = args.replicas.split(",").map(Number);
+// Checked before anything starts: with one replica the killed one's clusters have nobody to go
+// to, and the takeover would wait out its 10-minute bound at the end of the run.
+if (!replicaCounts.every((n) => Number.isInteger(n) && n >= 1) || Math.max(...replicaCounts) < 2)
+  throw new Error(
+    `--replicas ${args.replicas}: whole numbers of replicas, at least one of them 2 or more (the takeover kills one replica and times the others taking its clusters)`,
+  );
 const concurrency = Number(args.concurrency);
 const namespaces = Array.from({ length: Number(args.namespaces) }, (_, i) => `fleet-${i}`);
 const FLAGS_NAMESPACE = "api-flags";
@@ -301,7 +308,7 @@ try {
     clusters: clusters.map((c, i) => ({ id: ids[i] ?? "", kc: c.controlPlane.kubeConfig() })),
     snapshotDir,
     concurrency,
-    counts: args.replicas.split(",").map(Number),
+    counts: replicaCounts,
     leaseSeconds: Number(args.lease),
     namespace: namespaces[0] ?? "",
     app: workloads[0]?.name ?? "",
