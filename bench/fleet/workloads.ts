@@ -127,13 +127,36 @@ export async function availableDeployments(
 
 interface Watched {
   metadata?: { namespace?: string; name?: string; generation?: number };
-  spec?: { template?: V1PodTemplateSpec };
-  status?: { observedGeneration?: number };
+  spec?: { template?: V1PodTemplateSpec; replicas?: number };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+  };
+}
+
+/**
+ * Whether the workload's controller is done with its last change: it has observed it and, for a
+ * Deployment, every replica is updated and available and no old one is left. A
+ * kube-controller-manager at its default rate (20 requests/s) rolls a fleet's change out for
+ * minutes at low CPU: the CPU alone said "at rest" while 4,079 of 9,400 Deployments still rolled.
+ * (StatefulSets and DaemonSets: observed only; DaemonSet pods stay Pending without a scheduler.)
+ */
+function rolledOut(kind: WorkloadKind, { metadata, spec, status }: Watched): boolean {
+  if (status?.observedGeneration !== metadata?.generation) return false;
+  if (kind !== "Deployment") return true;
+  const replicas = spec?.replicas ?? 1;
+  return (
+    status?.updatedReplicas === replicas &&
+    status.replicas === replicas &&
+    status.availableReplicas === replicas
+  );
 }
 
 /**
  * Every workload of one cluster as its watches last saw it: the value of one env var in its pod
- * template, and whether its controller has seen its last change.
+ * template, and whether its controller is done with its last change.
  */
 export class TemplateTracker {
   readonly #values = new Map<string, string | undefined>();
@@ -202,7 +225,7 @@ export class TemplateTracker {
     }
     const env = object.spec?.template?.spec?.containers[0]?.env ?? [];
     this.#values.set(key, env.find((e) => e.name === this.envName)?.value);
-    this.#settled.set(key, object.status?.observedGeneration === object.metadata?.generation);
+    this.#settled.set(key, rolledOut(kind, object));
   }
 
   /** How many workloads carry `value`. */
@@ -212,7 +235,7 @@ export class TemplateTracker {
     return n;
   }
 
-  /** Whether every workload's controller has observed its latest spec. */
+  /** Whether every workload's controller is done with its latest spec (rolledOut). */
   settled(): boolean {
     return [...this.#settled.values()].every(Boolean);
   }
