@@ -67,8 +67,6 @@ export class ClusterController {
   readonly #unsubscribe: (() => void)[] = [];
   /** The ConfigMap each configMap flag wrote last, so a flag moved to another ConfigMap withdraws from the old one. */
   readonly #configMapOfFlag = new Map<string, string>();
-  /** Each flag's planning key (flagPlanningKey) at its last event. */
-  readonly #planningKeyOfFlag = new Map<string, string>();
   readonly #plans: NamespacePlans;
 
   constructor(options: ClusterControllerOptions) {
@@ -85,17 +83,14 @@ export class ClusterController {
   start(): void {
     const { cluster } = this.#options;
     this.#unsubscribe.push(
-      cluster.flags.onEvent(({ type, object }) => {
+      cluster.flags.onEvent(({ type, object, previous }) => {
         const gone = type === "delete";
         // A change planning does not read (the operator's own status writes, a few per second
         // while it delivers) leaves every workload's plan as it was: they are not queued again.
-        const planningKey = flagPlanningKey(object);
-        const flagKey = `${object.metadata.namespace}/${object.metadata.name}`;
-        const replan = gone || this.#planningKeyOfFlag.get(flagKey) !== planningKey;
-        if (gone) this.#planningKeyOfFlag.delete(flagKey);
-        else this.#planningKeyOfFlag.set(flagKey, planningKey);
+        const replan =
+          gone || previous === undefined || flagPlanningKey(previous) !== flagPlanningKey(object);
         this.#flagChanged(object, gone, "normal", replan);
-        if (type === "delete") this.#plans.prune(object.metadata.namespace);
+        if (gone) this.#plans.prune(object.metadata.namespace);
       }),
     );
     for (const kind of WORKLOAD_KINDS) {
