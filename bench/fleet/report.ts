@@ -19,6 +19,8 @@ export interface FleetResults {
 /** One round of (a): the operator's window and the bare floor's, adjacent. */
 export interface DeliveryRound {
   round: number;
+  /** Whether svc's window came first (odd rounds) or the floor's. */
+  svcFirst: boolean;
   /** CPU seconds: the operator, the control planes, this process (its watches). */
   svc: { ms: number; writes: number; cpu: { operator: number; controlPlanes: number; bench: number } };
   /** CPU seconds: the control planes, this process (the bare client). */
@@ -54,8 +56,12 @@ export function printResults(r: FleetResults): void {
   console.log(lines.join("\n"));
 }
 
-function deliveryRows({ round, svc, floor }: DeliveryRound, total: number, concurrency: number): string[] {
-  const first = round % 2 === 1 ? "svc first" : "floor first";
+function deliveryRows(
+  { round, svcFirst, svc, floor }: DeliveryRound,
+  total: number,
+  concurrency: number,
+): string[] {
+  const first = svcFirst ? "svc first" : "floor first";
   return [
     `| (a) round ${round} (${first}): envVar change → all ${total} workloads updated | ${(svc.ms / 1000).toFixed(1)} s, ${rate(total, svc.ms)} workloads/s (${svc.writes} writes) | bare SSA, ${concurrency} per cluster: ${(floor.ms / 1000).toFixed(1)} s, ${rate(total, floor.ms)} workloads/s | ${Math.round((100 * floor.ms) / svc.ms)} % of the bare rate |`,
     `| (a) round ${round}: CPU in the window | operator ${cores(svc.cpu.operator, svc.ms)}, control planes ${cores(svc.cpu.controlPlanes, svc.ms)}, the bench's watches ${cores(svc.cpu.bench, svc.ms)} | bare client ${cores(floor.cpu.bench, floor.ms)}, control planes ${cores(floor.cpu.controlPlanes, floor.ms)} | |`,

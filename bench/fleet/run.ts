@@ -131,12 +131,18 @@ try {
   const baseline = await operator.memory("the operator with empty clusters");
   log(`operator up: ${baseline.rssMb.toFixed(0)} MB RSS, ${baseline.liveHeapMb.toFixed(1)} MB live heap`);
 
+  /**
+   * CPU seconds each cluster's control plane and kwok have used so far (a stopped component,
+   * kube-controller-manager while (a) holds the rollouts, counts nothing).
+   */
+  const busy = () =>
+    clusters.map((c) =>
+      [...c.controlPlane.pids, c.kwokPid ?? -1]
+        .filter((pid) => pid > 0 && existsSync(`/proc/${pid}`))
+        .reduce((sum, pid) => sum + cpuSeconds(pid), 0),
+    );
   /** The CPU (cores) each cluster's control plane and kwok use over 5 s. */
   const controlPlaneCores = async () => {
-    const busy = () =>
-      clusters.map((c) =>
-        [...c.controlPlane.pids, c.kwokPid ?? 0].reduce((sum, pid) => sum + cpuSeconds(pid), 0),
-      );
     const before = busy();
     await new Promise((r) => setTimeout(r, 5000));
     return busy().map((seconds, i) => (seconds - (before[i] ?? 0)) / 5);
@@ -183,14 +189,11 @@ try {
     );
     log(`${what}: control planes quiet`);
   };
-  /** CPU seconds used so far by the control planes (etcd, kube-apiserver and kwok; kube-controller-manager is stopped) and by this process. */
-  const cpuNow = () => ({
-    controlPlanes: clusters
-      .flatMap((c) => [...c.controlPlane.pids, c.kwokPid ?? -1])
-      .filter((pid) => pid > 0 && existsSync(`/proc/${pid}`))
-      .reduce((sum, pid) => sum + cpuSeconds(pid), 0),
-    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-  });
+  /** CPU seconds used so far by all control planes and by this process. */
+  const cpuNow = () => {
+    const { user, system } = process.cpuUsage();
+    return { controlPlanes: busy().reduce((a, b) => a + b, 0), bench: (user + system) / 1e6 };
+  };
   const cpuSince = (before: ReturnType<typeof cpuNow>) => {
     const now = cpuNow();
     return { controlPlanes: now.controlPlanes - before.controlPlanes, bench: now.bench - before.bench };
@@ -284,15 +287,17 @@ try {
   const delivery: DeliveryRound[] = [];
   for (let round = 1; round <= Number(args.rounds); round++) {
     const value = `v${round}`;
-    if (round % 2 === 1) {
-      const svc = await operatorWindow(operator ?? (await startOperator("before the round")), value);
-      await operator?.stop();
+    const svcFirst = round % 2 === 1;
+    if (svcFirst) {
+      operator ??= await startOperator("before the round");
+      const svc = await operatorWindow(operator, value);
+      await operator.stop();
       operator = undefined;
-      delivery.push({ round, svc, floor: await floorWindow(value) });
+      delivery.push({ round, svcFirst, svc, floor: await floorWindow(value) });
     } else {
       const floor = await floorWindow(value);
       operator = await startOperator("before the round");
-      delivery.push({ round, svc: await operatorWindow(operator, value), floor });
+      delivery.push({ round, svcFirst, svc: await operatorWindow(operator, value), floor });
     }
   }
   await operator?.stop();
