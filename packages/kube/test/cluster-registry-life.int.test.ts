@@ -24,8 +24,7 @@ describe("a registered cluster's life", () => {
   it("turns unreachable when its API server stops, while the local cluster still reads, and recovers alone", async () => {
     const namespace = await bed.remoteNamespace("outage");
     await bed.register("outage", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
-    const cluster = await bed.connected("outage");
-    await cluster.whenSynced(30_000);
+    const cluster = await bed.settled("outage", "ready");
     await bed.remote.stopApiServer();
     try {
       const down = await healthOf(cluster, "unreachable");
@@ -65,8 +64,7 @@ describe("a registered cluster's life", () => {
         { apiServer: `https://127.0.0.1:${port}`, authMethod: "serviceaccount" },
         { token: "t" },
       );
-      const cluster = await bed.connected("silent");
-      expect((await healthOf(cluster, "unreachable")).message).toMatch(/did not answer/);
+      const cluster = await bed.settled("silent", "unreachable", /did not answer/);
       const call = cluster.core.listNamespace().then(
         () => "answered",
         (error: unknown) => (error as Error).name,
@@ -81,8 +79,10 @@ describe("a registered cluster's life", () => {
     const namespace = await bed.remoteNamespace("removed");
     await bed.register("removed", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
     await bed.register("witness", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
-    const [cluster, witness] = await Promise.all([bed.connected("removed"), bed.connected("witness")]);
-    await Promise.all([cluster.whenSynced(30_000), witness.whenSynced(30_000)]);
+    const [cluster, witness] = await Promise.all([
+      bed.settled("removed", "ready"),
+      bed.settled("witness", "ready"),
+    ]);
     const flagWatches = () => apiServerWatches(bed.remoteKc, "featureflags");
     const watchesBefore = await flagWatches();
     await hub.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
@@ -111,10 +111,8 @@ describe("a registered cluster's life", () => {
     const wrongToken = bed.remoteKubeconfig.replace(/token: "?[0-9a-f]{64}"?/, 'token: "0000"');
     expect(wrongToken).not.toBe(bed.remoteKubeconfig);
     await bed.register("bad-token", {}, { kubeconfig: wrongToken });
-    const cluster = await bed.connected("bad-token");
-    const health = await healthOf(cluster, "error");
-    expect(health.message).toMatch(/401/);
-    expect(health.message).not.toContain("0000");
+    const cluster = await bed.settled("bad-token", "error", /401/);
+    expect(cluster.health().message).not.toContain("0000");
     await expect(cluster.whenSynced(5000)).rejects.toBeInstanceOf(ClusterUnavailableError);
     await hub.makeApiClient(CoreV1Api).replaceNamespacedSecret({
       namespace: bed.systemNamespace,
@@ -127,7 +125,20 @@ describe("a registered cluster's life", () => {
       "a new connection",
     );
     expect(bed.events).toContainEqual({ type: "changed", id: "bad-token" });
-    await bed.registry.get("bad-token")?.whenSynced(30_000);
+    await bed.settled("bad-token", "ready");
+  });
+
+  it("connects once a Secret applied after its ClusterConnection arrives", async () => {
+    const namespace = await bed.remoteNamespace("late-secret");
+    const credentialRef = { name: "svc-cluster-late-secret", key: "kubeconfig" };
+    await bed.register("late-secret", { authMethod: "kubeconfig", credentialRef, namespaces: [namespace] });
+    await bed.settled("late-secret", "error", /Secret svc-cluster-late-secret \(key kubeconfig\) not found/);
+    await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
+      namespace: bed.systemNamespace,
+      body: { metadata: { name: credentialRef.name }, stringData: { kubeconfig: bed.remoteKubeconfig } },
+    });
+    const cluster = await bed.settled("late-secret", "ready");
+    expect(cluster.scannedNamespaces).toEqual([namespace]);
   });
 
   it("refuses a kubeconfig that runs an exec plugin, and a missing Secret, with a clear message", async () => {
@@ -140,13 +151,11 @@ describe("a registered cluster's life", () => {
       "current-context: x",
     ].join("\n");
     await bed.register("exec", { authMethod: "kubeconfig" }, { kubeconfig: exec });
-    expect((await healthOf(await bed.connected("exec"), "error")).message).toMatch(/exec credential plugin/);
+    await bed.settled("exec", "error", /exec credential plugin/);
     await bed.register("no-secret", {
       authMethod: "serviceaccount",
       credentialRef: { name: "absent", key: "token" },
     });
-    expect((await healthOf(await bed.connected("no-secret"), "error")).message).toMatch(
-      /no credentials: Secret absent \(key token\) not found/,
-    );
+    await bed.settled("no-secret", "error", /no credentials: Secret absent \(key token\) not found/);
   });
 });

@@ -54,9 +54,8 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     await createFlag(bed.remoteKc, namespace, "new-checkout");
     await bed.register("east", {}, { kubeconfig: bed.remoteKubeconfig });
 
-    const east = await bed.connected("east");
+    const east = await bed.settled("east", "ready");
     expect(bed.events).toContainEqual({ type: "added", id: "east" });
-    await east.whenSynced(30_000);
     expect(east.local).toBe(false);
     expect(east.connection?.spec.displayName).toBe("east");
     expect(east.deployments.list(namespace).map((d) => d.metadata?.name)).toEqual(["web"]);
@@ -73,8 +72,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
   it("shows a FeatureFlag applied directly, and forgets one deleted directly", async () => {
     const namespace = await bed.remoteNamespace("direct");
     await bed.register("direct", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
-    const cluster = await bed.connected("direct");
-    await cluster.whenSynced(30_000);
+    const cluster = await bed.settled("direct", "ready");
     await createFlag(bed.remoteKc, namespace, "applied");
     await eventually(
       () => Promise.resolve(cluster.flags.get(namespace, "applied")),
@@ -101,8 +99,7 @@ describe("a cluster registered with a kubeconfig Secret", () => {
       createFlag(bed.remoteKc, outside, "unseen"),
     ]);
     await bed.register("restricted", { namespaces: [inside] }, { kubeconfig: bed.remoteKubeconfig });
-    const cluster = await bed.connected("restricted");
-    await cluster.whenSynced(30_000);
+    const cluster = await bed.settled("restricted", "ready");
     expect(cluster.scannedNamespaces).toEqual([inside]);
     expect(cluster.flags.list().map((f) => `${f.metadata.namespace}/${f.metadata.name}`)).toEqual([
       `${inside}/seen`,
@@ -114,29 +111,27 @@ describe("a cluster registered with a kubeconfig Secret", () => {
     const [first, second] = await Promise.all([bed.remoteNamespace("first"), bed.remoteNamespace("second")]);
     await Promise.all([createFlag(bed.remoteKc, first, "one"), createFlag(bed.remoteKc, second, "two")]);
     await bed.register("moving", { namespaces: [first] }, { kubeconfig: bed.remoteKubeconfig });
-    const before = await bed.connected("moving");
-    await before.whenSynced(30_000);
+    const before = await bed.settled("moving", "ready");
     await hub.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject({
       ...connectionsApi,
       namespace: bed.systemNamespace,
       name: "moving",
       body: [{ op: "replace", path: "/spec/namespaces", value: [first, second] }],
     });
-    const after = await eventually(
+    await eventually(
       () => Promise.resolve(bed.registry.get("moving")),
       (cluster) => cluster !== before,
       "the connection to follow its new namespaces",
     );
     expect(bed.events).toContainEqual({ type: "changed", id: "moving" });
-    await after?.whenSynced(30_000);
-    expect(after?.flags.list().map((f) => f.metadata.name)).toEqual(["one", "two"]);
+    const after = await bed.settled("moving", "ready");
+    expect(after.flags.list().map((f) => f.metadata.name)).toEqual(["one", "two"]);
   });
 
   it("shows the writer its own write at once, and an older version never replaces it", async () => {
     const namespace = await bed.remoteNamespace("writes");
     await bed.register("writes", { namespaces: [namespace] }, { kubeconfig: bed.remoteKubeconfig });
-    const cluster = await bed.connected("writes");
-    await cluster.whenSynced(30_000);
+    const cluster = await bed.settled("writes", "ready");
     const seen: string[] = [];
     cluster.flags.onEvent((e) => {
       if (e.object.metadata.name === "mine")

@@ -3,10 +3,16 @@
 // stay out of view).
 import { readFile } from "node:fs/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { ClusterRegistry, installCrds, type ClusterRegistryEvent, type ConnectedCluster } from "@svc/kube";
+import {
+  ClusterRegistry,
+  installCrds,
+  type ClusterHealth,
+  type ClusterRegistryEvent,
+  type ConnectedCluster,
+} from "@svc/kube";
 import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
 import { testNamespace } from "../../../../test/support/kube.ts";
-import { clusterIn, createNamespace, registerCluster } from "./registry.ts";
+import { createNamespace, registerCluster, settledIn } from "./registry.ts";
 
 export interface RegistryTestBed {
   remote: LocalControlPlane;
@@ -20,7 +26,13 @@ export interface RegistryTestBed {
   events: ClusterRegistryEvent[];
   /** Registers the remote (or `spec.apiServer`) as `id`, with `secret` as its credentials. */
   register(id: string, spec: Record<string, unknown>, secret?: Record<string, string>): Promise<void>;
-  connected(id: string): Promise<ConnectedCluster>;
+  /**
+   * The registry's connection to `id` once its health is `state` with a message matching
+   * `message`. Whichever connection the registry holds by then: a connection made before the
+   * registry's watch delivered the Secret, or that saw a call time out on a loaded machine, is
+   * replaced or recovers, as a user would see it.
+   */
+  settled(id: string, state: ClusterHealth["state"], message?: RegExp): Promise<ConnectedCluster>;
   remoteNamespace(name: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -35,7 +47,6 @@ export async function startRegistryTestBed(hub: KubeConfig, prefix: string): Pro
     hubKubeConfig: hub,
     systemNamespace,
     localClusterId: "hub",
-    requestTimeoutMs: 2000,
     probeIntervalMs: 500,
   });
   const events: ClusterRegistryEvent[] = [];
@@ -49,7 +60,7 @@ export async function startRegistryTestBed(hub: KubeConfig, prefix: string): Pro
     events,
     register: (id, spec, secret) =>
       registerCluster(hub, systemNamespace, id, { apiServer: remote.server, ...spec }, secret),
-    connected: (id) => clusterIn(registry, id),
+    settled: (id, state, message) => settledIn(registry, id, state, message),
     remoteNamespace: (name) => createNamespace(remoteKc, name),
     async stop() {
       await registry.close();

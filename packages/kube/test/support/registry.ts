@@ -3,7 +3,13 @@
 import { request } from "node:https";
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
-import type { ClusterHealth, ClusterRegistry, ConnectedCluster, FeatureFlagResource } from "@svc/kube";
+import {
+  waitFor,
+  type ClusterHealth,
+  type ClusterRegistry,
+  type ConnectedCluster,
+  type FeatureFlagResource,
+} from "@svc/kube";
 import { validFlagSpec } from "../../../../test/support/flag-cases.ts";
 import { eventually } from "../../../../test/support/kube.ts";
 
@@ -45,12 +51,27 @@ export async function registerCluster(
   });
 }
 
-export async function clusterIn(registry: ClusterRegistry, id: string): Promise<ConnectedCluster> {
-  return (await eventually(
-    () => Promise.resolve(registry.get(id)),
-    (cluster) => cluster !== undefined,
-    `cluster ${id} in the registry`,
-  )) as ConnectedCluster;
+/** The registry's connection to `id` once its health is `state` (and `message` matches). */
+export async function settledIn(
+  registry: ClusterRegistry,
+  id: string,
+  state: ClusterHealth["state"],
+  message = /(?:)/,
+): Promise<ConnectedCluster> {
+  const { cluster } = await waitFor(
+    () => {
+      const current = registry.get(id);
+      return { cluster: current, health: current?.health() };
+    },
+    ({ health }) => health?.state === state && message.test(health.message ?? ""),
+    {
+      what: `cluster ${id} ${state}${message.source === "(?:)" ? "" : ` (${message.source})`}`,
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      describe: ({ health }) => JSON.stringify(health),
+    },
+  );
+  return cluster as ConnectedCluster;
 }
 
 export function healthOf(cluster: ConnectedCluster, state: ClusterHealth["state"]): Promise<ClusterHealth> {
