@@ -26,6 +26,8 @@ export interface RunningDev {
   /** The banner lines under a label (the label's own and the unlabelled ones after it). */
   section: (label: string) => string[];
   devDir: string;
+  /** What it printed to stdout after the banner (its processes' logs), line by line so far. */
+  printed: () => string[];
 }
 
 /** Starts `svc dev` with stdin closed, and reads its banner. `devDir`: an earlier run's SVC_DEV_DIR. */
@@ -59,6 +61,9 @@ export async function startDev(env: Record<string, string>, devDir?: string): Pr
     banner.push(line);
     if (line.startsWith("svc dev: ready")) break;
   }
+  let afterBanner = "";
+  // readline paused the stream when the loop ended: read on, so a full pipe never blocks svc dev.
+  child.stdout.on("data", (chunk: Buffer) => (afterBanner += chunk.toString())).resume();
   const labelled = (line: string, label: string) => line.trimStart().startsWith(label);
   const field = (label: string): string => {
     const line = banner.find((l) => labelled(l, label));
@@ -72,7 +77,8 @@ export async function startDev(env: Record<string, string>, devDir?: string): Pr
     const end = banner.findIndex((l, i) => i > start && !l.startsWith("   ") && l.trim() !== "");
     return banner.slice(start, end < 0 ? undefined : end).map((l) => l.trim());
   };
-  return { child, banner, field, section, devDir };
+  const printed = () => afterBanner.split("\n").filter((line) => line !== "");
+  return { child, banner, field, section, devDir, printed };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   localImageArchives,
   localNodeUnavailable,
   markOwner,
+  onShutdownSignal,
   reclaimStale,
   removeOnExit,
 } from "@svc/kube/testing";
@@ -112,9 +113,18 @@ async function startEverything(settings: DevSettings, env: Environment): Promise
     settings.useKubeconfig ? kubeconfigCluster(env) : startLocalCluster(runDir, { withNode }),
     settings.clusters === 2 ? startLocalCluster(runDir) : undefined,
   ]);
+  // On Ctrl-C, svc's processes stop (the last started first) after what svc dev created in your
+  // cluster is removed (the operator takes its finalizers off the demo flags) and before the
+  // clusters they talk to stop (the operator releases its Lease instead of failing to renew it):
+  // shutdown steps run newest first.
+  const running: { close: () => Promise<void> }[] = [];
+  onShutdownSignal(async () => {
+    for (const part of running.reverse()) await part.close().catch(() => undefined);
+  });
   await prepareHub(hub);
 
   const api = await startDevApi(runDir, hub.kubeconfigPath, env);
+  running.push(api);
   const operatorConfig = parseOperatorConfig({
     SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
     SVC_LOG_LEVEL: "warn",
@@ -122,6 +132,7 @@ async function startEverything(settings: DevSettings, env: Environment): Promise
     KUBECONFIG: hub.kubeconfigPath,
   });
   const operator = await runOperator(operatorConfig);
+  running.push(operator);
   await operator.ready;
 
   const client =
@@ -158,6 +169,7 @@ async function startEverything(settings: DevSettings, env: Environment): Promise
           KUBECONFIG: hub.kubeconfigPath,
         }),
       );
+  if (sidecar !== undefined) running.push(sidecar);
   await sidecar?.ready;
   const dashboardConfig = parseDashboardConfig({
     SVC_DASHBOARD_HOST: "127.0.0.1",
@@ -167,7 +179,9 @@ async function startEverything(settings: DevSettings, env: Environment): Promise
   });
   if (!dashboardConfig.ok)
     throw new Error(`invalid dashboard configuration: ${describeErrors(dashboardConfig.errors)}`);
-  const dashboard = await (await buildDashboardServer(dashboardConfig.value)).listen();
+  const dashboardServer = await buildDashboardServer(dashboardConfig.value);
+  const dashboard = await dashboardServer.listen();
+  running.push(dashboardServer);
 
   const bannerCluster = async (cluster: DevCluster, id: string): Promise<BannerCluster> => {
     const flags: FlagView[] =
