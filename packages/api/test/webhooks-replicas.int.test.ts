@@ -44,7 +44,6 @@ beforeAll(async () => {
       hubKubeConfig: kc,
       systemNamespace,
       localClusterId: "local",
-      requestTimeoutMs: 3000,
     });
     registries.push(registry);
     const api = await TestApi.start(config, { clusters: registry });

@@ -46,7 +46,6 @@ export async function startClusterApi(
     hubKubeConfig: kc,
     systemNamespace,
     localClusterId: "local",
-    requestTimeoutMs: 3000,
   });
   const dir = await mkdtemp(join(tmpdir(), "svc-api-clusters-"));
   const config = {

@@ -101,7 +101,6 @@ export async function startDashboardHarness(
     hubKubeConfig: kubeConfig,
     systemNamespace,
     localClusterId: "local",
-    requestTimeoutMs: 3000,
   });
   const dir = await mkdtemp(join(tmpdir(), "svc-dashboard-test-"));
   let config = { ...apiConfig(dir, systemNamespace), ...options.api };
