@@ -17,9 +17,9 @@
 //      stall when one is killed, against the same change reaching the others' clusters
 //      (bench/fleet/replicas.ts).
 //
-//   make kwok && node --expose-gc bench/fleet/run.ts [--clusters 5] [--workloads 10000]
-//     [--flags 100000] [--flag-budget 1200] [--nodes 10] [--namespaces 4] [--concurrency 16]
-//     [--replicas 1,2,3] [--lease 15] [--rounds 2]
+//   make bench-fleet FLEET_ARGS="[--clusters 5] [--workloads 10000] [--flags 100000]
+//     [--flag-budget 1200] [--nodes 10] [--namespaces 4] [--concurrency 16] [--replicas 1,2,3]
+//     [--lease 15] [--rounds 2]"
 //
 // --workloads counts all clusters together. Everything started (control planes, kwok, svc) is
 // stopped and its folders removed on return, on an error and on Ctrl-C.
