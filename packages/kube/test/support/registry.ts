@@ -56,16 +56,16 @@ export async function settledIn(
   registry: ClusterRegistry,
   id: string,
   state: ClusterHealth["state"],
-  message = /(?:)/,
+  message?: RegExp,
 ): Promise<ConnectedCluster> {
   const { cluster } = await waitFor(
     () => {
       const current = registry.get(id);
       return { cluster: current, health: current?.health() };
     },
-    ({ health }) => health?.state === state && message.test(health.message ?? ""),
+    ({ health }) => health?.state === state && (message?.test(health.message ?? "") ?? true),
     {
-      what: `cluster ${id} ${state}${message.source === "(?:)" ? "" : ` (${message.source})`}`,
+      what: `cluster ${id} ${state}${message === undefined ? "" : ` (${message.source})`}`,
       timeoutMs: 30_000,
       intervalMs: 200,
       describe: ({ health }) => JSON.stringify(health),
