@@ -24,3 +24,4 @@ export type {
   RolloutWorkload,
   Wave,
 } from "./flag-rollout.ts";
+export * from "./grants.ts";

@@ -42,3 +42,7 @@ export * from "./rollout-waves.ts";
 export * from "./rollout-canary.ts";
 export * from "./rollout-plan.ts";
 export * from "./rollout-audit.ts";
+export * from "./rollout-approval.ts";
+export * from "./protected-writes.ts";
+export * from "./grants.ts";
+export * from "./grant-schema.ts";
