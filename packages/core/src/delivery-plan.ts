@@ -28,6 +28,12 @@ import {
 } from "./delivery-state.ts";
 import { deliveryKind, type DeliveryKind, type TargetOutcome } from "./flag.ts";
 import { flagEnvVarName, undeliverableReason, type FeatureFlagResource } from "./flag-resource.ts";
+import {
+  DEFAULT_DELIVERY_SCOPE,
+  envVarPolicyProblem,
+  workloadExclusion,
+  type DeliveryScope,
+} from "./delivery-policy.ts";
 import type { MatchedBy } from "./matching.ts";
 import {
   compareStrings,
@@ -87,22 +93,28 @@ function sidecarPort(asked: number[], current: number | undefined): number | und
 /**
  * `flags` are every FeatureFlag of the workload's namespace; index them once with indexFlags
  * when planning many workloads against the same flags (each rule is then compiled once).
+ * `scope`: where the installation delivers (delivery-policy.ts); a workload it excludes
+ * matches no flag, so whatever svc set there before is withdrawn.
  */
 export function planWorkload(
   workload: Workload,
   flags: NamespaceFlags,
   cluster: DeliveryCluster,
+  scope: DeliveryScope = DEFAULT_DELIVERY_SCOPE,
 ): WorkloadPlan {
   const index = indexFlags(flags);
   const observed = observeDelivery(workload);
   const containers = flagContainers(workload);
   const managed = new Set(observed.managedEnv);
+  const excluded = workloadExclusion(workload, scope) !== undefined;
   // A wave's canary step holds the flag back from the workloads outside its canary.
-  const matches = matchingFlags(index, workload).map((m) => {
+  const matches = (excluded ? [] : matchingFlags(index, workload)).map((m) => {
     const flag = flagForWorkload(m.flag, workload);
     return flag === m.flag ? m : { ...m, flag };
   });
-  const valid = matches.filter((m) => undeliverableReason(m.flag.spec) === undefined);
+  const refusal = (flag: FeatureFlagResource) =>
+    undeliverableReason(flag.spec) ?? envVarPolicyProblem(flag, scope.policy);
+  const valid = matches.filter((m) => refusal(m.flag) === undefined);
   const here = workloadIdentity(cluster, workload);
   // What each enabled envVar or configMap flag delivers to this workload.
   const values = new Map<string, DeliveredValue>();
@@ -155,7 +167,7 @@ export function planWorkload(
   };
 
   const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
-    const invalid = undeliverableReason(flag.spec);
+    const invalid = refusal(flag);
     if (invalid !== undefined) return { outcome: "invalid", message: invalid };
     const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, index.configMapKeyWriters);
     if (problem !== undefined) return { outcome: "conflict", message: problem };

@@ -3,6 +3,7 @@
  * literal), and the facts about it that delivery, preview and the REST view share.
  */
 import { defaultValueProblem } from "./basics.ts";
+import { envVarNameProblem } from "./env-var-names.ts";
 import type { ObjectMeta } from "./object-meta.ts";
 import { defaultEnvVarName, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
 
@@ -38,7 +39,12 @@ export function isBeingDeleted(flag: FeatureFlagResource): boolean {
  */
 export function undeliverableReason(spec: FeatureFlagSpec): string | undefined {
   const problem = defaultValueProblem(spec.type, spec.defaultValue);
-  return problem === undefined ? undefined : `defaultValue ${problem}; the flag is not delivered`;
+  if (problem !== undefined) return `defaultValue ${problem}; the flag is not delivered`;
+  // A variable a runtime reads at start (NODE_OPTIONS, LD_PRELOAD…), applied with kubectl.
+  const envName = spec.delivery.envVar?.name;
+  const envProblem = envName === undefined ? undefined : envVarNameProblem(envName);
+  if (envProblem !== undefined) return `delivery.envVar.name: ${envProblem}; the flag is not delivered`;
+  return undefined;
 }
 
 /**

@@ -31,6 +31,7 @@ import { Conditions, labelMap, type CelRule } from "./schema.ts";
 import { WORKLOAD_KINDS } from "./workload.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
 import { EVALUATORS_MAX, targetingErrors, VARIANT_NAME_MAX, VARIANTS_MAX } from "./targeting-rules.ts";
+import { envVarNameProblem } from "./env-var-names.ts";
 
 export {
   DEFAULT_SIDECAR_PORT,
@@ -327,6 +328,10 @@ function semanticErrors(spec: FeatureFlagSpec, prefix: string): FieldError[] {
       }
     }
   }
+  const envName = spec.delivery.envVar?.name;
+  const envProblem = envName === undefined ? undefined : envVarNameProblem(envName);
+  if (envProblem !== undefined)
+    errors.push({ field: fieldPath(prefix, "delivery.envVar.name"), message: envProblem });
   const key = spec.delivery.configMap?.key;
   if (key === "." || key === "..") {
     errors.push({ field: fieldPath(prefix, "delivery.configMap.key"), message: "must not be '.' or '..'" });
