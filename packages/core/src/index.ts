@@ -46,3 +46,5 @@ export * from "./rollout-approval.ts";
 export * from "./protected-writes.ts";
 export * from "./grants.ts";
 export * from "./grant-schema.ts";
+export * from "./env-var-names.ts";
+export * from "./delivery-policy.ts";
