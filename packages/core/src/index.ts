@@ -17,6 +17,7 @@ export * from "./flag-status.ts";
 export * from "./canonical-json.ts";
 export * from "./preview.ts";
 export * from "./flag-view.ts";
+export * from "./flag-versions.ts";
 export * from "./flag-manifest.ts";
 export * from "./flag-defaults.ts";
 export * from "./flag-keys.ts";

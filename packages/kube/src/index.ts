@@ -26,6 +26,7 @@ export {
   type Failure,
 } from "./registry/health.ts";
 export type { CacheEvent, InformerCache } from "./registry/informer-cache.ts";
+export type { FlagVersions } from "./registry/flag-versions.ts";
 export { HttpStatusError } from "./registry/transport.ts";
 export * from "./registry/types.ts";
 export * from "./work-queue.ts";

@@ -147,7 +147,7 @@ export function flagRoutes(ctx: ApiContext) {
           request.auditNote.skip = true;
           return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
         }
-        const created = await createFlag(cluster, candidate);
+        const created = await createFlag(cluster, candidate, request.actor?.username);
         request.auditNote.details = changedFields({}, flagAuditFields(created));
         request.flagsWritten = [writtenFlag(created)];
         return reply.code(201).send(flagView(created, cluster.id));
@@ -197,6 +197,7 @@ export function flagRoutes(ctx: ApiContext) {
           current,
           (base) => flagUpdate(base, body),
           body.resourceVersion,
+          request.actor?.username,
         );
         request.auditNote = { details: changedFields(flagAuditFields(current), flagAuditFields(replaced)) };
         request.flagsWritten = [writtenFlag(replaced, current)];
@@ -219,11 +220,18 @@ export function flagRoutes(ctx: ApiContext) {
         const cluster = await readyCluster(ctx, request.query.clusterId);
         const current = existingFlag(cluster, request.params);
         const wanted = request.body.enabled;
+        const username = request.actor?.username;
         // Setting a state is one idempotent patch; a flip reads the newest state and retries on races.
         const toggled =
           wanted === undefined
-            ? await replaceFlag(cluster, current, (base) => flagToggle(base), undefined)
-            : await setFlagEnabled(cluster, current.metadata.namespace, current.metadata.name, wanted);
+            ? await replaceFlag(cluster, current, (base) => flagToggle(base), undefined, username)
+            : await setFlagEnabled(
+                cluster,
+                current.metadata.namespace,
+                current.metadata.name,
+                wanted,
+                username,
+              );
         request.auditNote = {
           details: changedFields({ enabled: isEnabled(current.spec) }, { enabled: isEnabled(toggled.spec) }),
         };

@@ -1,5 +1,5 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION, FEATURE_FLAG, type FeatureFlagResource } from "@svc/core";
+import { API_GROUP, API_VERSION, decideFlagWrite, FEATURE_FLAG, type FeatureFlagResource } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import { ApiException } from "@kubernetes/client-node";
 import { callCluster, clusterCallError } from "../clusters/reach.ts";
@@ -10,8 +10,11 @@ import { HttpError } from "../http/errors.ts";
  * returned into the cluster's cache (write-through), so the writer's next read sees its write.
  */
 
-/** A write that lost a race with another writer is tried again this often (no precondition given). */
-const CONFLICT_RETRIES = 3;
+/**
+ * A write that lost a race is tried again this often: with no precondition given, or when only
+ * the operator's status writes came between (it may write several during one delivery).
+ */
+const CONFLICT_RETRIES = 5;
 
 function target(namespace: string) {
   return { group: API_GROUP, version: API_VERSION, namespace, plural: FEATURE_FLAG.plural };
@@ -34,6 +37,7 @@ function isConflict(error: unknown): boolean {
 export async function createFlag(
   cluster: ConnectedCluster,
   resource: FeatureFlagResource,
+  actor?: string,
 ): Promise<FeatureFlagResource> {
   const { namespace, name } = resource.metadata;
   try {
@@ -41,7 +45,7 @@ export async function createFlag(
       ...target(namespace),
       body: resource,
     })) as FeatureFlagResource;
-    cluster.flags.upsert(created);
+    written(cluster, created, actor);
     return created;
   } catch (error) {
     if (error instanceof ApiException && error.code === 409) {
@@ -63,21 +67,25 @@ async function readFresh(cluster: ConnectedCluster, namespace: string, name: str
 }
 
 /**
- * Replaces a flag's spec. With `expectedVersion` (the client's resourceVersion) a concurrent
- * change makes it 409 (no lost update); without it, it is applied on top of the newest version.
+ * Replaces a flag's spec. With `expectedVersion` (the client's resourceVersion) a change of the
+ * spec by someone else since that version makes it 409 naming what changed (no lost update),
+ * while a change of only the status or the operator's metadata does not: the write goes ahead
+ * on the newest version (core's decideFlagWrite). Without it, it is applied on top of the
+ * newest version. `actor`, svc's user, is remembered as the writer of the new generation.
  */
 export async function replaceFlag(
   cluster: ConnectedCluster,
   current: FeatureFlagResource,
   nextSpec: (current: FeatureFlagResource) => FeatureFlagResource["spec"],
   expectedVersion: string | undefined,
+  actor?: string,
 ): Promise<FeatureFlagResource> {
   const { namespace, name } = current.metadata;
   let base = current;
   for (let attempt = 0; ; attempt++) {
     const body: FeatureFlagResource = {
       ...base,
-      metadata: { ...base.metadata, resourceVersion: expectedVersion ?? base.metadata.resourceVersion },
+      metadata: { ...base.metadata, resourceVersion: precondition(cluster, base, expectedVersion) },
       spec: nextSpec(base),
     };
     try {
@@ -91,20 +99,39 @@ export async function replaceFlag(
             body,
           })) as FeatureFlagResource,
       );
-      cluster.flags.upsert(replaced);
+      written(cluster, replaced, actor);
       return replaced;
     } catch (error) {
       if (!isConflict(error)) throw error;
-      if (expectedVersion !== undefined) {
-        throw new HttpError(
-          409,
-          `${flagLabel(namespace, name)} was changed after resourceVersion ${expectedVersion}: read it again and retry`,
-        );
+      if (attempt >= CONFLICT_RETRIES) {
+        if (expectedVersion === undefined) throw error;
+        throw new HttpError(409, `${flagLabel(namespace, name)} kept changing while it was written: retry`);
       }
-      if (attempt >= CONFLICT_RETRIES) throw error;
       base = await readFresh(cluster, namespace, name);
     }
   }
+}
+
+/**
+ * The resourceVersion to write `base` at: the client's when it is the newest, else the newest
+ * when only status or metadata changed since the client's; a real conflict is refused here.
+ */
+function precondition(
+  cluster: ConnectedCluster,
+  base: FeatureFlagResource,
+  expectedVersion: string | undefined,
+): string | undefined {
+  if (expectedVersion === undefined) return base.metadata.resourceVersion;
+  const { namespace, name } = base.metadata;
+  const decision = decideFlagWrite(expectedVersion, cluster.flagVersions.of(namespace, name), base);
+  if (decision.kind === "conflict") throw new HttpError(409, decision.message);
+  return decision.resourceVersion;
+}
+
+/** Write-through of svc's own write, with its user remembered as the writer of that version. */
+function written(cluster: ConnectedCluster, flag: FeatureFlagResource, actor: string | undefined): void {
+  cluster.flags.upsert(flag);
+  if (actor !== undefined) cluster.flagVersions.wrote(flag, actor);
 }
 
 /** Sets spec.enabled with a merge patch: idempotent, and it touches no other field. */
@@ -113,13 +140,14 @@ export async function setFlagEnabled(
   namespace: string,
   name: string,
   enabled: boolean,
+  actor?: string,
 ): Promise<FeatureFlagResource> {
   return callCluster(cluster, flagLabel(namespace, name), async () => {
     const patched = (await cluster.customObjects.patchNamespacedCustomObject(
       { ...target(namespace), name, body: { spec: { enabled } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
     )) as FeatureFlagResource;
-    cluster.flags.upsert(patched);
+    written(cluster, patched, actor);
     return patched;
   });
 }

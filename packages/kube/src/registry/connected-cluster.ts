@@ -18,6 +18,7 @@ import {
   type SourceOutcome,
 } from "./health.ts";
 import { SYSTEM_NAMESPACES, type WorkloadObject } from "@svc/core";
+import { FlagVersionStore, type FlagVersions } from "./flag-versions.ts";
 import { ObjectStore, type InformerCache, type ObjectWithMeta } from "./informer-cache.ts";
 import { DAEMON_SETS, DEPLOYMENTS, FLAGS, NAMESPACES, STATEFUL_SETS, type CachedKind } from "./kinds.ts";
 import { Reflector } from "./reflector.ts";
@@ -40,6 +41,8 @@ export interface ConnectedCluster {
   /** For server-side apply of any kind. */
   readonly objects: KubernetesObjectApi;
   readonly flags: InformerCache<FeatureFlagResource>;
+  /** The recent generations of each cached flag: which spec a client's resourceVersion had. */
+  readonly flagVersions: FlagVersions;
   /** Workloads as trimmed for the cache: only the fields svc reads (kinds.ts). */
   readonly deployments: InformerCache<WorkloadObject>;
   readonly statefulSets: InformerCache<WorkloadObject>;
@@ -77,6 +80,7 @@ export class ClusterRuntime implements ConnectedCluster {
   readonly core: CoreV1Api;
   readonly objects: KubernetesObjectApi;
   readonly flags: ObjectStore<FeatureFlagResource>;
+  readonly flagVersions: FlagVersionStore;
   readonly deployments: ObjectStore<WorkloadObject>;
   readonly statefulSets: ObjectStore<WorkloadObject>;
   readonly daemonSets: ObjectStore<WorkloadObject>;
@@ -109,6 +113,7 @@ export class ClusterRuntime implements ConnectedCluster {
       options.logger.error({ cluster: this.id, err: error }, "a cache listener failed");
     };
     this.flags = new ObjectStore(onListenerError);
+    this.flagVersions = new FlagVersionStore(this.flags);
     this.deployments = new ObjectStore(onListenerError);
     this.statefulSets = new ObjectStore(onListenerError);
     this.daemonSets = new ObjectStore(onListenerError);
