@@ -10,12 +10,15 @@ export function NamespaceSelect({
   value,
   onChange,
   emptyLabel,
+  allows,
   ...control
 }: {
   clusterId: string;
   value: string;
   onChange: (namespace: string) => void;
   emptyLabel: string;
+  /** Only the namespaces it allows are offered (where the user may create a flag). */
+  allows?: (namespace: string) => boolean;
 } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "value" | "onChange">) {
   const namespaces = useNamespaces(clusterId === "" ? undefined : clusterId);
   return (
@@ -29,11 +32,13 @@ export function NamespaceSelect({
       }}
     >
       <option value="">{emptyLabel}</option>
-      {namespaces.data?.map((name) => (
-        <option key={name} value={name}>
-          {name}
-        </option>
-      ))}
+      {namespaces.data
+        ?.filter((name) => allows?.(name) ?? true)
+        .map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
     </select>
   );
 }

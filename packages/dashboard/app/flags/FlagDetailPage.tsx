@@ -1,7 +1,7 @@
 import { deliveryKind, defaultEnvVarName, DEFAULT_SIDECAR_PORT, type FlagView } from "@svc/core/browser";
 import { lazy, Suspense } from "react";
 import { Link, useNavigate, useParams } from "react-router";
-import { useCan } from "../session/session.tsx";
+import { useAccess } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { relativeTime } from "../ui/time.ts";
@@ -118,7 +118,7 @@ function DeliveryStatus({ flag }: { flag: FlagView }) {
 export function FlagDetailPage() {
   const { clusterId = "", namespace = "", name = "" } = useParams();
   const flag = useFlag({ clusterId, namespace, name });
-  const can = useCan();
+  const { canIn } = useAccess();
   const navigate = useNavigate();
   return (
     <QueryState query={flag} what="the flag">
@@ -129,7 +129,7 @@ export function FlagDetailPage() {
             actions={
               <>
                 <FlagEnabledSwitch flag={loaded} />
-                {can("PUT /api/v1/flags/{namespace}/{name}") && (
+                {canIn("PUT /api/v1/flags/{namespace}/{name}", loaded) && (
                   <Link to="edit" relative="path" className="button primary">
                     Edit
                   </Link>

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams, useSearchParams } from "react-router";
 import { ApiError, errorForField } from "../api/client.ts";
 import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
 import { useClusters } from "../clusters/queries.ts";
+import { useAccess } from "../session/session.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
@@ -38,6 +39,10 @@ function IdentityFields({
   editing: boolean;
 }) {
   const clusters = useClusters();
+  const { canIn } = useAccess();
+  // Only where the user's role (global or a grant) may create a flag.
+  const mayCreate = (clusterId: string, namespace?: string) =>
+    canIn("POST /api/v1/flags", { clusterId, ...(namespace === undefined ? {} : { namespace }) });
   if (editing) {
     return (
       <p className="hint">
@@ -58,11 +63,13 @@ function IdentityFields({
             }}
           >
             <option value="">Choose a cluster</option>
-            {clusters.data?.map((cluster) => (
-              <option key={cluster.id} value={cluster.id}>
-                {cluster.displayName} ({cluster.id})
-              </option>
-            ))}
+            {clusters.data
+              ?.filter((cluster) => mayCreate(cluster.id))
+              .map((cluster) => (
+                <option key={cluster.id} value={cluster.id}>
+                  {cluster.displayName} ({cluster.id})
+                </option>
+              ))}
           </select>
         )}
       </Field>
@@ -73,6 +80,7 @@ function IdentityFields({
             clusterId={form.clusterId}
             value={form.namespace}
             emptyLabel="Choose a namespace"
+            allows={(namespace) => mayCreate(form.clusterId, namespace)}
             onChange={(namespace) => {
               update({ namespace });
             }}

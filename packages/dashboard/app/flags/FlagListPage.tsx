@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { Link, useSearchParams } from "react-router";
 import { NamespaceSelect } from "../clusters/NamespaceSelect.tsx";
 import { useClusters } from "../clusters/queries.ts";
-import { useCan } from "../session/session.tsx";
+import { useAccess } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { FlagTable } from "./FlagTable.tsx";
@@ -86,7 +86,8 @@ function Filters({ view, update }: { view: ListView; update: (patch: Partial<Lis
 }
 
 export function FlagListPage() {
-  const can = useCan();
+  // New flag where any of the user's roles or grants may create one; the form narrows it.
+  const mayCreate = useAccess().canSomewhere("POST /api/v1/flags");
   const [params, setParams] = useSearchParams();
   const view = viewFromParams(params);
   const list = useFlagList(view);
@@ -103,7 +104,7 @@ export function FlagListPage() {
       <PageHeader
         title="Flags"
         actions={
-          can("POST /api/v1/flags") && (
+          mayCreate && (
             <Link to="/flags/new" className="button primary">
               New flag
             </Link>
@@ -141,7 +142,7 @@ export function FlagListPage() {
             <EmptyState title="No flags yet">
               <p>
                 A flag delivers one value to the workloads its label selector matches.{" "}
-                {can("POST /api/v1/flags")
+                {mayCreate
                   ? "Create one with New flag, or apply a FeatureFlag resource with kubectl."
                   : "An editor or admin can create one, or apply a FeatureFlag resource with kubectl."}
               </p>

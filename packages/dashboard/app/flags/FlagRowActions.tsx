@@ -1,7 +1,7 @@
 import type { FlagView } from "@svc/core/browser";
 import { Switch } from "radix-ui";
 import { useRef, useState } from "react";
-import { useCan } from "../session/session.tsx";
+import { useAccess } from "../session/session.tsx";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { restartWarning } from "./form-model.ts";
@@ -18,18 +18,19 @@ async function toggleRestartWarning(flag: FlagView, enabled: boolean): Promise<s
 }
 
 /**
- * A flag's on/off state: a switch for roles that may toggle, plain text for the others. A toggle
+ * A flag's on/off state: a switch for users who may toggle it (their role in its cluster and
+ * namespace), plain text for the others. A toggle
  * that restarts workloads (an environment variable changes) says which and asks first, as the
  * edit form's preview would; the new state shows at once and rolls back with the API's message
  * if the toggle fails. The switch is never disabled meanwhile, so it keeps the focus.
  */
 export function FlagEnabledSwitch({ flag }: { flag: FlagView }) {
-  const can = useCan();
+  const { canIn } = useAccess();
   const toggle = useToggleFlag();
   const switchRef = useRef<HTMLButtonElement>(null);
   const [checking, setChecking] = useState<boolean | undefined>();
   const [asking, setAsking] = useState<{ enabled: boolean; warning: string } | undefined>();
-  if (!can("POST /api/v1/flags/{namespace}/{name}/toggle")) {
+  if (!canIn("POST /api/v1/flags/{namespace}/{name}/toggle", flag)) {
     return <span className={`badge ${flag.enabled ? "ok" : ""}`}>{flag.enabled ? "On" : "Off"}</span>;
   }
   const busy = toggle.isPending || checking !== undefined || asking !== undefined;
@@ -77,11 +78,11 @@ export function FlagEnabledSwitch({ flag }: { flag: FlagView }) {
   );
 }
 
-/** Delete, offered only to the roles the API lets delete, after a confirmation naming the flag. */
+/** Delete, offered only where the API lets the user delete, after a confirmation naming the flag. */
 export function DeleteFlagButton({ flag, onDeleted }: { flag: FlagView; onDeleted?: () => void }) {
-  const can = useCan();
+  const { canIn } = useAccess();
   const remove = useDeleteFlag();
-  if (!can("DELETE /api/v1/flags/{namespace}/{name}")) return null;
+  if (!canIn("DELETE /api/v1/flags/{namespace}/{name}", flag)) return null;
   return (
     <ConfirmDialog
       trigger={

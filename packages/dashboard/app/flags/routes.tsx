@@ -11,6 +11,7 @@ export const flagRoutes: RouteObject[] = [
     element: (
       <RequireAccess
         route="POST /api/v1/flags"
+        scope="somewhere"
         action="create flags"
         back={<Link to="/flags">Back to the flags</Link>}
       >
@@ -24,6 +25,7 @@ export const flagRoutes: RouteObject[] = [
     element: (
       <RequireAccess
         route="PUT /api/v1/flags/{namespace}/{name}"
+        scope="flag-in-path"
         action="edit flags"
         back={
           <Link to=".." relative="path">

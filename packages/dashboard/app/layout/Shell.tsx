@@ -1,8 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
 import { NavLink, Outlet } from "react-router";
-import { api, apiReachability, LIVE_REFRESH_MS } from "../api/client.ts";
-import { useCan, useSession, useUser } from "../session/session.tsx";
+import { apiReachability } from "../api/client.ts";
+import { useCan, useMe, useSession, useUser } from "../session/session.tsx";
 import { useTheme } from "./theme.ts";
 
 const SECTIONS: readonly { to: string; label: string; route?: string }[] = [
@@ -36,11 +35,7 @@ export function Shell() {
   // Asks the API who is signed in, every few seconds on every page: a session ended elsewhere
   // (expiry, sign-out in another place, user deleted) or an API server gone is noticed even on a
   // page that fetches nothing else.
-  useQuery({
-    queryKey: ["session", "me"],
-    queryFn: ({ signal }) => api<{ username: string; role: string }>("/api/v1/auth/me", { signal }),
-    refetchInterval: LIVE_REFRESH_MS,
-  });
+  useMe();
   const { signOut } = useSession();
   const [theme, setTheme] = useTheme();
   return (
@@ -69,7 +64,7 @@ export function Shell() {
             {theme === "dark" ? "☀" : "☾"}
           </button>
           <NavLink to="/account" className="whoami" title="Your account">
-            {user.username} <span className="role">{user.role}</span>
+            {user.username} <span className="role">{user.role === "none" ? "grants" : user.role}</span>
           </NavLink>
           <button type="button" onClick={() => void signOut()}>
             Sign out

@@ -1,12 +1,13 @@
 import { useState, type ReactNode } from "react";
 import { useNavigate } from "react-router";
-import { useCan, useUser } from "../session/session.tsx";
+import { useClusters } from "../clusters/queries.ts";
+import { useAccess, useUser } from "../session/session.tsx";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
 import { useDecision, useDeleteRollout, useSpecAction, type SpecAction } from "./queries.ts";
-import { planActions } from "./rollout-model.ts";
+import { planActions, planScopes } from "./rollout-model.ts";
 import type { RolloutView } from "./types.ts";
 
 const SPEC_ACTION_LABELS: Readonly<Record<SpecAction, readonly [string, string]>> = {
@@ -71,15 +72,18 @@ function DecisionDialog({ plan, decision }: { plan: RolloutView; decision: "appr
   );
 }
 
-/** The buttons a plan offers in its state to the signed-in user's role, and what they did. */
+/** The buttons a plan offers in its state to the signed-in user's roles there, and what they did. */
 export function RolloutActions({ plan }: { plan: RolloutView }) {
   const user = useUser();
-  const can = useCan();
+  const { canInEvery } = useAccess();
+  const clusters = useClusters();
   const navigate = useNavigate();
   const act = useSpecAction(plan.name);
   const remove = useDeleteRollout();
   const [done, setDone] = useState<string>();
-  const actions = planActions(plan, user, can);
+  // The user's role in every cluster of the plan's waves, in its flag's namespace.
+  const scopes = planScopes(plan, clusters.data ?? []);
+  const actions = planActions(plan, user, (route) => canInEvery(route, scopes));
   const run = (action: SpecAction) => {
     setDone(undefined);
     act.mutate(action, {

@@ -1,5 +1,5 @@
 import { Link, useSearchParams } from "react-router";
-import { useCan } from "../session/session.tsx";
+import { useAccess } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
 import { relativeTime } from "../ui/time.ts";
@@ -32,7 +32,7 @@ export function RolloutsPage() {
   const [params, setParams] = useSearchParams();
   const filter = filterOf(params);
   const pages = useRolloutPages(filter);
-  const can = useCan();
+  const { canSomewhere } = useAccess();
   const plans = pages.data?.pages.flatMap((page) => page.items);
   const update = (key: "phase" | "flag", value: string) => {
     const next = new URLSearchParams(params);
@@ -45,7 +45,7 @@ export function RolloutsPage() {
       <PageHeader
         title="Rollouts"
         actions={
-          can("POST /api/v1/rollouts") && (
+          canSomewhere("POST /api/v1/rollouts") && (
             <Link to="/rollouts/new" className="button primary">
               New rollout
             </Link>

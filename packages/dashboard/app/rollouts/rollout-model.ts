@@ -128,6 +128,27 @@ export function planActions(
   return actions.filter((action) => can(ACTION_ROUTES[action]));
 }
 
+/**
+ * Where a plan acts: every cluster of its waves, in its flag's namespace. The clusters the
+ * operator resolved (status) when it has; before, the ids the waves name and the listed clusters
+ * their selectors match. A plan's actions need the role in every one of them, as the API decides.
+ */
+export function planScopes(
+  view: Pick<RolloutView, "spec" | "status">,
+  clusters: readonly { id: string; labels: Readonly<Record<string, string>> }[],
+): { clusterId: string; namespace: string }[] {
+  const ids = new Set<string>();
+  for (const wave of view.status.waves ?? []) for (const cluster of wave.clusters) ids.add(cluster.id);
+  for (const wave of view.spec.waves) {
+    for (const id of wave.clusters ?? []) ids.add(id);
+    const wanted = Object.entries(wave.clusterSelector?.matchLabels ?? {});
+    if (wanted.length === 0) continue;
+    for (const cluster of clusters)
+      if (wanted.every(([key, value]) => cluster.labels[key] === value)) ids.add(cluster.id);
+  }
+  return [...ids].map((clusterId) => ({ clusterId, namespace: view.spec.flag.namespace }));
+}
+
 /** A plan's flag as `namespace/name`, what the list's `flag` filter takes. */
 export const flagOf = (view: Pick<RolloutView, "spec">): string =>
   `${view.spec.flag.namespace}/${view.spec.flag.name}`;

@@ -11,6 +11,7 @@ export const rolloutRoutes: RouteObject[] = [
     element: (
       <RequireAccess
         route="POST /api/v1/rollouts"
+        scope="somewhere"
         action="create rollouts"
         back={<Link to="/rollouts">Back to the rollouts</Link>}
       >

@@ -1,12 +1,23 @@
-import { useQueryClient } from "@tanstack/react-query";
-import { authorizeRoute, ROUTE_RULES, type Role } from "@svc/core/browser";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Principal, Role } from "@svc/core/browser";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { api, setSessionToken } from "../api/client.ts";
+import { api, LIVE_REFRESH_MS, setSessionToken } from "../api/client.ts";
+import { useClusters } from "../clusters/queries.ts";
+import {
+  mayGlobally,
+  mayIn,
+  mayInEvery,
+  maySomewhere,
+  principalOf,
+  type MeView,
+  type Where,
+} from "./access-model.ts";
 
 export interface Session {
   token: string;
   expiresAt: string;
-  user: { username: string; role: Role };
+  /** `role` is "none" for a user whose access comes from grants only. */
+  user: { username: string; role: Role | "none" };
 }
 
 /** The login page's navigation state: where to go after signing in. */
@@ -147,13 +158,62 @@ export function useUser(): Session["user"] {
 }
 
 /**
- * Whether the signed-in user's role may call a route, by the API's own access table, e.g.
- * `can("DELETE /api/v1/flags/{namespace}/{name}")`: actions the role may not take are not offered.
+ * Who the API says the session belongs to, with their global role and grants; asked every few
+ * seconds, so a role or grant changed by an admin applies without signing in again.
+ */
+export function useMe() {
+  return useQuery({
+    queryKey: ["session", "me"],
+    queryFn: ({ signal }) => api<MeView>("/api/v1/auth/me", { signal }),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+}
+
+export interface Access {
+  principal: Principal;
+  /** By the global role alone: users, cluster registration and webhooks. */
+  can: (route: string) => boolean;
+  /** By the role held on a flag's cluster and namespace (global role and matching grants). */
+  canIn: (route: string, where: Where) => boolean;
+  /** By the role held in every one of them (a plan's clusters). */
+  canInEvery: (route: string, wheres: readonly Where[]) => boolean;
+  /** By the highest role held anywhere: whether to offer a form that then narrows the scope. */
+  canSomewhere: (route: string) => boolean;
+}
+
+/**
+ * What the signed-in user may do, by the API's own access table and core's scope rules: actions
+ * that would be refused are not offered. Until /auth/me answers, the sign-in's global role alone.
+ */
+export function useAccess(): Access {
+  const user = useUser();
+  const me = useMe();
+  const clusters = useClusters();
+  const principal = useMemo(
+    () => principalOf(me.data ?? { username: user.username, role: user.role }),
+    [me.data, user.username, user.role],
+  );
+  const labels = useMemo(
+    () => new Map((clusters.data ?? []).map((cluster) => [cluster.id, cluster.labels])),
+    [clusters.data],
+  );
+  return useMemo(() => {
+    const labelsOf = (id: string) => labels.get(id);
+    return {
+      principal,
+      can: (route) => mayGlobally(principal, route),
+      canIn: (route, where) => mayIn(principal, route, where, labelsOf),
+      canInEvery: (route, wheres) => mayInEvery(principal, route, wheres, labelsOf),
+      canSomewhere: (route) => maySomewhere(principal, route),
+    };
+  }, [principal, labels]);
+}
+
+/**
+ * Whether the signed-in user's global role may call a route, by the API's own access table, e.g.
+ * `can("DELETE /api/v1/clusters/{id}")`: actions the role may not take are not offered. Actions on
+ * flags and plans depend on where they apply: `useAccess().canIn`.
  */
 export function useCan(): (routeKey: string) => boolean {
-  const { role } = useUser();
-  return useCallback(
-    (routeKey: string) => authorizeRoute(ROUTE_RULES, routeKey, role).outcome === "allow",
-    [role],
-  );
+  return useAccess().can;
 }

@@ -1,11 +1,12 @@
 import { useState, type SyntheticEvent } from "react";
 import { errorForField } from "../api/client.ts";
-import { useSession, useUser } from "../session/session.tsx";
+import { useMe, useSession, useUser } from "../session/session.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { QueryState } from "../ui/states.tsx";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
-import { useMe, useUpdateUser } from "./queries.ts";
+import { GrantList } from "./GrantList.tsx";
+import { useUpdateUser } from "./queries.ts";
 
 /**
  * Your own password. The API does not ask for the current one (the session is the proof) and,
@@ -79,6 +80,10 @@ export function AccountPage() {
                 <dd>{account.username}</dd>
                 <dt>Role</dt>
                 <dd>{account.role}</dd>
+                <dt>Grants</dt>
+                <dd>
+                  <GrantList grants={account.grants ?? []} />
+                </dd>
                 {session !== undefined && (
                   <>
                     <dt>Session ends</dt>
@@ -86,7 +91,7 @@ export function AccountPage() {
                   </>
                 )}
               </dl>
-              {/* The API applies a role change at once; the pages offer what the role at sign-in allowed. */}
+              {/* The API applies a role change at once, and so do the pages' actions; the top bar shows the role of the sign-in. */}
               {account.role !== user.role && (
                 <p className="notice">
                   An admin changed your role from {user.role} to {account.role}.{" "}

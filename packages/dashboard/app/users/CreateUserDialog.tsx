@@ -1,9 +1,10 @@
-import { ROLES, type Role } from "@svc/core/browser";
 import { useState } from "react";
 import { ApiError, errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
+import { AccessFields, useAccessForm } from "./AccessFields.tsx";
+import { grantFromForm } from "./grant-form.ts";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useCreateUser } from "./queries.ts";
 
@@ -13,26 +14,26 @@ function usernameError(error: unknown): string | undefined {
   return errorForField(error, "username");
 }
 
-/** "New user" (admins): username, password with confirmation, and role. */
+/** "New user" (admins): username, password with confirmation, and a global role and/or grants. */
 export function CreateUserDialog({ onCreated }: { onCreated: (message: string) => void }) {
   const [open, setOpen] = useState(false);
   const [username, setUsername] = useState("");
-  const [role, setRole] = useState<Role>("viewer");
+  const access = useAccessForm();
   const passwords = usePasswordPair();
   const create = useCreateUser();
 
   const reset = () => {
     setUsername("");
-    setRole("viewer");
+    access.reset();
     passwords.clear();
     create.reset();
   };
 
   const nameProblem = usernameError(create.error);
-  const roleProblem = errorForField(create.error, "role");
   const shownByField =
     nameProblem !== undefined ||
-    roleProblem !== undefined ||
+    errorForField(create.error, "role") !== undefined ||
+    errorForField(create.error, "grants") !== undefined ||
     errorForField(create.error, "password") !== undefined;
 
   return (
@@ -43,7 +44,7 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
         </button>
       }
       title="New user"
-      description="The user signs in with this username and password; the role decides what they may do."
+      description="The user signs in with this username and password; the role, and any grants over clusters and namespaces, decide what they may do."
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
@@ -51,19 +52,25 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
       }}
       onSubmit={() => {
         create.mutate(
-          { username, password: passwords.password, role },
+          {
+            username,
+            password: passwords.password,
+            role: access.role,
+            ...(access.grants.length === 0 ? {} : { grants: access.grants.map(grantFromForm) }),
+          },
           {
             onSuccess: (user) => {
               setOpen(false);
               reset();
-              onCreated(`User ${user.username} created with role ${user.role}.`);
+              const grants = access.grants.length === 0 ? "" : ` and ${access.grants.length} grant(s)`;
+              onCreated(`User ${user.username} created with role ${user.role}${grants}.`);
             },
           },
         );
       }}
       submitLabel={["Create user", "Creating…"]}
       pending={create.isPending}
-      canSubmit={passwords.check.ready}
+      canSubmit={passwords.check.ready && access.problem === undefined}
     >
       <Field
         label="Username"
@@ -85,23 +92,7 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
         )}
       </Field>
       <PasswordFields label="Password" pair={passwords} apiError={create.error} />
-      <Field label="Role" problem={roleProblem}>
-        {(control) => (
-          <select
-            {...control}
-            value={role}
-            onChange={(e) => {
-              setRole(e.target.value as Role);
-            }}
-          >
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <AccessFields access={access} apiError={create.error} />
       {!shownByField && <ErrorMessage error={create.error} />}
     </FormDialog>
   );

@@ -1,15 +1,20 @@
-import { ROLES, type Role } from "@svc/core/browser";
+import { NO_GLOBAL_ROLE, ROLES } from "@svc/core/browser";
 import { useState } from "react";
 import { Link } from "react-router";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { relativeTime } from "../ui/time.ts";
+import { EditAccessDialog } from "./EditAccessDialog.tsx";
+import type { UserRole } from "./grant-form.ts";
+import { GrantList } from "./GrantList.tsx";
 import { useDeleteUser, useUpdateUser, type UserView } from "./queries.ts";
 import { ResetPasswordDialog } from "./ResetPasswordDialog.tsx";
 
 /** What the signed-in user may do to this row's user (from the API's own rules). */
 export interface RowPermissions {
   changeRole: boolean;
+  /** The global role and the grants together (admins, on others). */
+  editAccess: boolean;
   resetPassword: boolean;
   remove: boolean;
 }
@@ -20,7 +25,10 @@ export interface RowPermissions {
  */
 function RoleSelect({ user, onDone }: { user: UserView; onDone: (message: string) => void }) {
   const update = useUpdateUser();
-  const [chosen, setChosen] = useState<Role>();
+  const [chosen, setChosen] = useState<UserRole>();
+  // "none" only for a user whose grants still give access (the API refuses it otherwise).
+  const choices: readonly UserRole[] =
+    (user.grants ?? []).length > 0 || user.role === NO_GLOBAL_ROLE ? [...ROLES, NO_GLOBAL_ROLE] : ROLES;
   const shown = chosen ?? user.role;
   const save = () => {
     update.mutate(
@@ -43,10 +51,10 @@ function RoleSelect({ user, onDone }: { user: UserView; onDone: (message: string
           aria-invalid={update.isError}
           onChange={(e) => {
             update.reset();
-            setChosen(e.target.value === user.role ? undefined : (e.target.value as Role));
+            setChosen(e.target.value === user.role ? undefined : (e.target.value as UserRole));
           }}
         >
-          {ROLES.map((role) => (
+          {choices.map((role) => (
             <option key={role} value={role}>
               {role}
             </option>
@@ -93,12 +101,16 @@ export function UserRow({
         {user.username} {isMe && <span className="badge">you</span>}
       </th>
       <td>{may.changeRole ? <RoleSelect user={user} onDone={onDone} /> : user.role}</td>
+      <td>
+        <GrantList grants={user.grants ?? []} label={`Grants of ${user.username}`} />
+      </td>
       <td className="user-created" title={new Date(user.createdAt).toLocaleString()}>
         {relativeTime(user.createdAt)}
       </td>
       <td>
         <div className="row-actions">
           {isMe && <Link to="/account">Change your password</Link>}
+          {may.editAccess && <EditAccessDialog user={user} onDone={onDone} />}
           {may.resetPassword && <ResetPasswordDialog username={user.username} onDone={onDone} />}
           {may.remove && (
             <ConfirmDialog

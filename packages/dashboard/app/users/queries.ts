@@ -1,31 +1,35 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Role } from "@svc/core/browser";
+import type { Grant } from "@svc/core/browser";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
+import type { UserRole } from "./grant-form.ts";
 
 /** A user as GET /api/v1/users returns it (the password is write-only). */
 export interface UserView {
   username: string;
-  role: Role;
+  role: UserRole;
   createdAt: string;
+  /** Roles over clusters and namespaces, beside the global role (absent from older servers). */
+  grants?: Grant[];
 }
 
 export interface NewUser {
   username: string;
   password: string;
-  role: Role;
+  role: UserRole;
+  grants?: Grant[];
 }
 
 /** PUT /api/v1/users/{username}: only the fields supplied change. */
 export interface UserChange {
   password?: string;
-  role?: Role;
+  role?: UserRole;
+  grants?: Grant[];
 }
 
 const userPath = (username: string) => `/api/v1/users/${encodeURIComponent(username)}`;
 
 export const userKeys = {
   all: ["users"] as const,
-  me: ["users", "me"] as const,
 };
 
 /** Every user, by username; refreshed so others' changes appear without a reload. */
@@ -33,15 +37,6 @@ export function useUsers() {
   return useQuery({
     queryKey: userKeys.all,
     queryFn: ({ signal }) => api<UserView[]>("/api/v1/users", { signal }),
-    refetchInterval: LIVE_REFRESH_MS,
-  });
-}
-
-/** Who the API says the session belongs to (the role may have changed since sign-in). */
-export function useMe() {
-  return useQuery({
-    queryKey: userKeys.me,
-    queryFn: ({ signal }) => api<{ username: string; role: Role }>("/api/v1/auth/me", { signal }),
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
