@@ -7,6 +7,7 @@ import {
   API_GROUP,
   API_VERSION,
   FLAG_ROLLOUT,
+  planChangeDigest,
   PROTECTED_CLUSTER_LABEL,
   type FlagRolloutStatus,
 } from "@svc/core";
@@ -272,6 +273,8 @@ describe("approval", () => {
       by: "ed2",
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       comment: "looks good",
+      // Bound to the plan as approved: an edit afterwards voids it (the operator asks again).
+      digest: planChangeDigest((await stored(plan.name)).spec),
     };
     expect((approved.json as View).status).toEqual({ ...waiting, approval });
     expect((await stored(plan.name)).status).toEqual({ ...waiting, approval });

@@ -239,6 +239,8 @@ export const Approval = Type.Object({
   by: Type.String({ maxLength: 256 }),
   at: Time,
   comment: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** planChangeDigest of the spec approved: an edit of the plan afterwards voids the approval. */
+  digest: Type.Optional(Type.String({ maxLength: 64, pattern: "^[0-9a-f]{64}$" })),
 });
 export type Approval = Type.Static<typeof Approval>;
 

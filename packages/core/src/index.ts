@@ -45,6 +45,8 @@ export * from "./rollout-plan.ts";
 export * from "./rollout-audit.ts";
 export * from "./rollout-approval.ts";
 export * from "./protected-writes.ts";
+export * from "./rollout-approval.ts";
+export * from "./protected-writes.ts";
 export * from "./grants.ts";
 export * from "./grant-schema.ts";
 export * from "./env-var-names.ts";

@@ -27,6 +27,7 @@ import {
   type FieldTarget,
   type PlanCluster,
 } from "./rollout-waves.ts";
+import { approvalHolds } from "./rollout-approval.ts";
 import { describeErrors } from "./validation.ts";
 
 /** How often an applied wave's workloads are looked at while it bakes. */
@@ -124,7 +125,7 @@ class Round {
         if (this.#input.spec.abort === true && this.status.phase !== "RollingBack")
           this.#halt("Aborted", "aborted by a user: rolling back every applied wave");
         if (this.status.phase === "RollingBack") this.#rollBack();
-        else this.#advance();
+        else if (this.#approved(this.status.protectedClusters ?? [])) this.#advance();
       }
     }
     return {
@@ -208,14 +209,7 @@ class Round {
         );
         return;
       }
-      if (approval?.decision !== "Approved") {
-        this.#setPhase(
-          "AwaitingApproval",
-          "AwaitingApproval",
-          `touches protected cluster${guarded.length > 1 ? "s" : ""} ${guarded.join(", ")}: waiting for a second user's approval`,
-        );
-        return;
-      }
+      if (!this.#approved(guarded)) return;
     }
     if (spec.startAt !== undefined && Date.parse(spec.startAt) > now.getTime()) {
       this.#wakeAt(Date.parse(spec.startAt));
@@ -229,6 +223,37 @@ class Round {
     this.status.currentWave = 0;
     this.status.startedAt = this.#now();
     this.#setPhase("Progressing", "Started", `wave 0 of ${resolved.waves.length} starting`);
+  }
+
+  /**
+   * Whether a plan touching `guarded` (protected clusters) may go on: only under an approval of
+   * the plan as it is now. One given before an edit of the plan is dropped, and it waits again.
+   */
+  #approved(guarded: readonly string[]): boolean {
+    const approval = this.status.approval;
+    if (guarded.length === 0 || approvalHolds(this.#input.spec, approval)) return true;
+    if (approval?.decision === "Rejected" && this.status.waves !== undefined) {
+      // Asked again mid-way (the plan was edited) and rejected: what was applied goes back.
+      this.#halt("Rejected", `rejected by ${approval.by}: rolling back every applied wave`);
+      this.#rollBack();
+      return false;
+    }
+    let voided = "";
+    if (approval?.decision === "Approved") {
+      delete this.status.approval;
+      voided = `the approval by ${approval.by} was of the plan before an edit; `;
+      this.#event(
+        "Warning",
+        "ApprovalVoided",
+        `the plan's change, waves or schedule changed after ${approval.by} approved it at ${approval.at}: it needs approval again`,
+      );
+    }
+    this.#setPhase(
+      "AwaitingApproval",
+      "AwaitingApproval",
+      `${voided}touches protected cluster${guarded.length > 1 ? "s" : ""} ${guarded.join(", ")}: waiting for a second user's approval`,
+    );
+    return false;
   }
 
   /** Runs waves forward until one has to wait. */

@@ -16,6 +16,11 @@ import {
 /** The ClusterConnection label that makes plans touching the cluster wait for a second user. */
 export const PROTECTED_CLUSTER_LABEL = "svc.io/protected";
 
+/** Whether a ClusterConnection's labels protect it: only the exact value "true" does. */
+export function isProtectedCluster(labels: Readonly<Record<string, string>>): boolean {
+  return labels[PROTECTED_CLUSTER_LABEL] === "true";
+}
+
 /** A registered cluster as a plan sees it. */
 export interface PlanCluster {
   labels: Readonly<Record<string, string>>;
@@ -28,7 +33,7 @@ export function planClusters(connections: readonly ClusterConnectionResource[]):
   return new Map(
     connections.map((connection) => {
       const labels = connection.spec.labels ?? {};
-      return [connection.metadata.name, { labels, protected: labels[PROTECTED_CLUSTER_LABEL] === "true" }];
+      return [connection.metadata.name, { labels, protected: isProtectedCluster(labels) }];
     }),
   );
 }

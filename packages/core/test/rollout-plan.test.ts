@@ -6,6 +6,7 @@ import {
   applyTarget,
   clustersToObserve,
   decidePlan,
+  planChangeDigest,
   type ClusterObservation,
   type FeatureFlagSpec,
   type FlagRolloutSpec,
@@ -349,7 +350,12 @@ describe("a plan's decisions", () => {
     expect(fleet.status.phase).toBe("AwaitingApproval");
     expect(fleet.status.protectedClusters).toEqual(["prod-eu"]);
     expect(fleet.clusters["staging"]?.writes).toEqual([]);
-    fleet.status.approval = { decision: "Approved", by: "bob", at: "2026-11-27T10:01:00Z" };
+    fleet.status.approval = {
+      decision: "Approved",
+      by: "bob",
+      at: "2026-11-27T10:01:00Z",
+      digest: planChangeDigest(fleet.spec),
+    };
     expect(fleet.runToEnd().phase).toBe("Succeeded");
 
     const rejected = new Fleet(clusters(), twoWaves(0));

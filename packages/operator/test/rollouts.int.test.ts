@@ -8,6 +8,7 @@ import {
   API_GROUP_VERSION,
   CLUSTER_CONNECTION,
   FLAG_ROLLOUT,
+  planChangeDigest,
   PROTECTED_CLUSTER_LABEL,
   type FeatureFlagResource,
   type FlagRolloutResource,
@@ -166,7 +167,12 @@ describe("the operator driving FlagRollouts", () => {
           ...waiting,
           status: {
             ...waiting.status,
-            approval: { decision: "Approved", by: "bob", at: new Date().toISOString() },
+            approval: {
+              decision: "Approved",
+              by: "bob",
+              at: new Date().toISOString(),
+              digest: planChangeDigest(waiting.spec),
+            },
           },
         },
       });

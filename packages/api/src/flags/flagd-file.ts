@@ -14,6 +14,7 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { writtenFlag } from "../webhooks/events.ts";
 import { flagAuditFields } from "./audit-fields.ts";
+import { guardDirectWrite } from "./protected-writes.ts";
 import { conflictOf, valid } from "./routes.ts";
 import { createFlag, deleteFlag } from "./writes.ts";
 
@@ -109,6 +110,7 @@ export function flagdFileRoutes(ctx: ApiContext) {
         const cluster = await readyCluster(ctx, clusterId, 400);
         if (cluster.namespaces.get("", namespace) === undefined)
           throw new HttpError(400, `namespace: ${namespace} does not exist in cluster ${cluster.id}`);
+        guardDirectWrite(request, cluster, "import", { namespace }, dryRun);
         const candidates = flags.map(({ name, spec }) =>
           flagResource({ ...spec, name, namespace, clusterId }),
         );

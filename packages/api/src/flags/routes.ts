@@ -33,6 +33,7 @@ import { workloadsOf } from "../workloads/read.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
+import { guardDirectWrite } from "./protected-writes.ts";
 
 export const ClusterQuery = Type.Object(
   { clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }) },
@@ -142,6 +143,7 @@ export function flagRoutes(ctx: ApiContext) {
         if (cluster.namespaces.get("", body.namespace) === undefined) {
           throw new HttpError(400, `namespace: ${body.namespace} does not exist in cluster ${cluster.id}`);
         }
+        guardDirectWrite(request, cluster, "create", body, request.query.dryRun === "true");
         refuseConflicts(cluster, candidate);
         if (request.query.dryRun === "true") {
           request.auditNote.skip = true;
@@ -186,6 +188,7 @@ export function flagRoutes(ctx: ApiContext) {
         const body = valid(validateFlagUpdate(request.body, { ...request.params, clusterId }));
         const cluster = await readyCluster(ctx, clusterId);
         const current = existingFlag(cluster, request.params);
+        guardDirectWrite(request, cluster, "update", request.params, dryRun === "true");
         const wanted: FeatureFlagResource = { ...current, spec: flagUpdate(current, body) };
         refuseConflicts(cluster, wanted);
         if (dryRun === "true") {
@@ -219,6 +222,7 @@ export function flagRoutes(ctx: ApiContext) {
       async (request) => {
         const cluster = await readyCluster(ctx, request.query.clusterId);
         const current = existingFlag(cluster, request.params);
+        guardDirectWrite(request, cluster, "toggle", request.params);
         const wanted = request.body.enabled;
         const username = request.actor?.username;
         // Setting a state is one idempotent patch; a flip reads the newest state and retries on races.
@@ -253,6 +257,7 @@ export function flagRoutes(ctx: ApiContext) {
       async (request) => {
         const cluster = await readyCluster(ctx, request.query.clusterId);
         const current = existingFlag(cluster, request.params);
+        guardDirectWrite(request, cluster, "delete", request.params);
         await deleteFlag(cluster, current.metadata.namespace, current.metadata.name);
         request.auditNote = { details: changedFields(flagAuditFields(current), {}) };
         request.flagsWritten = [writtenFlag(current)];

@@ -36,6 +36,7 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
   app.decorateRequest("sessionToken", undefined);
   app.decorateRequest("auditNote", undefined);
   app.decorateRequest("errorMessage", undefined);
+  app.decorateRequest("overrideReason", undefined);
 
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {

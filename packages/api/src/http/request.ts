@@ -21,6 +21,8 @@ declare module "fastify" {
     sourceIp: string;
     /** Set once the handler wrote the request's audit event in its change's transaction. */
     auditRecorded: boolean;
+    /** An admin's reason to write a protected cluster's flag directly (flags/protected-writes.ts), audited. */
+    overrideReason: string | undefined;
     /** Set by the flag write handlers: the objects written, whose ids the webhook events carry. */
     flagsWritten: WrittenFlag[] | undefined;
   }

@@ -3,6 +3,7 @@
 // data, turned into HTTP errors by the routes in one place.
 import {
   isFinishedPlan,
+  planChangeDigest,
   ROLLOUT_AUTHOR_ANNOTATION,
   ROLLOUT_CHANGE_FIELDS,
   resolveWaves,
@@ -131,7 +132,9 @@ export function approvalDecision(plan: Plan, request: ApprovalRequest): Decided<
   if (shownPhase(plan) !== "AwaitingApproval")
     return refusal(409, `plan ${name} is not awaiting approval (${shownPhase(plan)})`);
   const { decision, username: by, comment, at } = request;
-  return { ok: true, approval: { decision, by, at, ...(comment === undefined ? {} : { comment }) } };
+  // Bound to the plan as read: the operator drops an approval whose plan was edited afterwards.
+  const digest = planChangeDigest(plan.spec);
+  return { ok: true, approval: { decision, by, at, ...(comment === undefined ? {} : { comment }), digest } };
 }
 
 /** 409 while the plan is unfinished: deleting it would leave its applied waves in place. */
