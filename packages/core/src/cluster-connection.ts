@@ -81,6 +81,44 @@ export const ClusterConnectionSpec = Type.Object(
     labels: Type.Optional(
       labelMap({ maxProperties: CLUSTER_LABELS_MAX, description: "Free labels on the cluster." }),
     ),
+    trustSystemCAs: Type.Optional(
+      Type.Boolean({
+        description:
+          "When the credentials give no CA for the API server (certificate-authority-data, caData, ca.crt): " +
+          "verify its certificate against the system's public CAs. Without it such a connection is refused.",
+      }),
+    ),
+    insecure: Type.Optional(
+      Type.Object(
+        {
+          allowPlaintext: Type.Optional(
+            Type.Boolean({
+              description: "Allow an http:// apiServer: credentials and data travel unencrypted.",
+            }),
+          ),
+          skipTLSVerify: Type.Optional(
+            Type.Boolean({
+              description:
+                "Allow a kubeconfig's insecure-skip-tls-verify: the server's certificate is not checked.",
+            }),
+          ),
+          allowProxy: Type.Optional(
+            Type.Boolean({ description: "Allow a kubeconfig's proxy-url: requests go through that proxy." }),
+          ),
+          reason: Type.String({
+            minLength: 1,
+            maxLength: 1024,
+            errorMessage: "must say why the connection may be insecure (1 to 1024 characters)",
+            description: "Why: required with any insecure option, and audited.",
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Weakenings of how the API server is reached, each refused unless set here explicitly, with a reason.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -105,4 +143,76 @@ export function validateClusterConnectionSpec(input: unknown, prefix = ""): Vali
     .filter((key) => !isLabelKey(key))
     .map((key) => ({ field: fieldPath(prefix, `labels.${key}`), message: "is not a valid label key" }));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+/**
+ * How credentials say the API server is to be reached: read from a kubeconfig's cluster entry,
+ * or from a token Secret (`ca.crt`) or registration (`caData`).
+ */
+export interface ServerTrust {
+  /** A CA certificate for the API server is given: only it verifies the server. */
+  ca: boolean;
+  /** The kubeconfig sets insecure-skip-tls-verify. */
+  skipTLSVerify: boolean;
+  /** The kubeconfig sets proxy-url. */
+  proxy: boolean;
+}
+
+/** Where a problem lies: the connection's apiServer, or the credentials (kubeconfig, token and CA). */
+export interface TransportProblem {
+  subject: "apiServer" | "credentials";
+  /** A clause to follow "<subject>: "; it names the option that would allow it. */
+  message: string;
+}
+
+type TransportSpec = Pick<ClusterConnectionSpec, "apiServer" | "insecure" | "trustSystemCAs">;
+
+export function isPlaintextServer(apiServer: string): boolean {
+  return /^http:\/\//i.test(apiServer);
+}
+
+/** Why spec.apiServer may not be reached at all as written (plaintext), or undefined. */
+export function plaintextProblem(spec: TransportSpec): TransportProblem | undefined {
+  if (!isPlaintextServer(spec.apiServer) || spec.insecure?.allowPlaintext === true) return undefined;
+  return {
+    subject: "apiServer",
+    message:
+      "http:// would send the credentials unencrypted: use https://, or set insecure.allowPlaintext " +
+      "(with insecure.reason)",
+  };
+}
+
+/**
+ * Why svc may not send these credentials to spec.apiServer: each weakening of TLS must be
+ * allowed by the spec, and without a CA of its own the server is verified against public CAs
+ * only when the spec says so (trustSystemCAs), since any public CA would then vouch for it.
+ */
+export function transportProblems(spec: TransportSpec, trust: ServerTrust): TransportProblem[] {
+  const problems: TransportProblem[] = [];
+  const plaintext = plaintextProblem(spec);
+  if (plaintext !== undefined) problems.push(plaintext);
+  const allowed = spec.insecure ?? { reason: "" };
+  if (trust.skipTLSVerify && allowed.skipTLSVerify !== true)
+    problems.push({
+      subject: "credentials",
+      message:
+        "insecure-skip-tls-verify is set, so the server's certificate would not be checked: give " +
+        "certificate-authority-data instead, or set insecure.skipTLSVerify (with insecure.reason)",
+    });
+  if (trust.proxy && allowed.allowProxy !== true)
+    problems.push({
+      subject: "credentials",
+      message:
+        "proxy-url is set, so every request would go through that proxy: remove it, or set " +
+        "insecure.allowProxy (with insecure.reason)",
+    });
+  const verified = !isPlaintextServer(spec.apiServer) && !trust.skipTLSVerify;
+  if (verified && !trust.ca && spec.trustSystemCAs !== true)
+    problems.push({
+      subject: "credentials",
+      message:
+        "no CA certificate of the API server is given (certificate-authority-data, caData or ca.crt): add " +
+        "it, or set trustSystemCAs: true to verify the server against the system's public CAs",
+    });
+  return problems;
 }

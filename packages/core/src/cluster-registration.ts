@@ -9,12 +9,14 @@ import { API_GROUP_VERSION } from "./basics.ts";
 import {
   AUTH_METHODS,
   ClusterConnectionSpec,
+  transportProblems,
   validateClusterConnectionSpec,
   type ClusterConnectionStatus,
+  type ServerTrust,
 } from "./cluster-connection.ts";
 import { CLUSTER_CONNECTION } from "./crd.ts";
 import type { ObjectMeta } from "./object-meta.ts";
-import { kubeconfigProblem } from "./kubeconfig.ts";
+import { kubeconfigProblem, kubeconfigTrust } from "./kubeconfig.ts";
 import { dns1123Label } from "./schema.ts";
 import { schemaErrors, type FieldError, type Validated } from "./validation.ts";
 
@@ -33,6 +35,33 @@ const MANAGED_BY = { "app.kubernetes.io/managed-by": "svc" };
 
 export function clusterSecretName(clusterId: string): string {
   return `svc-cluster-${clusterId}`;
+}
+
+/**
+ * The label that makes a Secret a credential of one cluster: its value is the cluster id, so a
+ * Secret made for one cluster is never sent to another (whose apiServer anyone registering it
+ * chose). svc puts it on the Secrets it makes; a Secret applied with kubectl carries it too.
+ */
+export const CLUSTER_CREDENTIAL_LABEL = "svc.io/cluster-credential";
+
+/**
+ * Why cluster `clusterId` may not read Secret `name` (with `labels`), or undefined. Only its
+ * default Secret svc-cluster-<id> or a Secret labelled for it: any other Secret of svc's
+ * namespace (svc's admin password, the OIDC client secret, the database URL, another
+ * cluster's credentials) would otherwise be sent as a bearer token to whatever server the
+ * connection names.
+ */
+export function credentialSecretProblem(
+  clusterId: string,
+  name: string,
+  labels: Readonly<Record<string, string>> | undefined,
+): string | undefined {
+  if (name === clusterSecretName(clusterId) || labels?.[CLUSTER_CREDENTIAL_LABEL] === clusterId)
+    return undefined;
+  return (
+    `Secret ${name} is not a credential of cluster ${clusterId}: name it ${clusterSecretName(clusterId)}, ` +
+    `or label it ${CLUSTER_CREDENTIAL_LABEL}=${clusterId}`
+  );
 }
 
 const BASE64 = "^[A-Za-z0-9+/]*={0,2}$";
@@ -86,7 +115,7 @@ function credentialErrors(body: ClusterRegistrationBody): FieldError[] {
   // to the Secret svc would have made, and its status says so until someone creates it.
   if (first === undefined) {
     return body.caData === undefined
-      ? []
+      ? transportErrors(body, undefined)
       : [{ field: "caData", message: "goes with token only: send the token beside it" }];
   }
   if (second !== undefined) {
@@ -113,7 +142,30 @@ function credentialErrors(body: ClusterRegistrationBody): FieldError[] {
   }
   const problem = body.kubeconfig === undefined ? undefined : kubeconfigProblem(body.kubeconfig);
   if (problem !== undefined) errors.push({ field: "kubeconfig", message: problem });
+  // How the server is reached is checked once the credentials themselves are usable.
+  else if (errors.length === 0) errors.push(...transportErrors(body, first));
   return errors;
+}
+
+/**
+ * The transport rule (transportProblems) for inline credentials; a referenced Secret's are
+ * checked where it is read (the registry), and a plaintext apiServer in any case.
+ */
+function transportErrors(
+  body: ClusterRegistrationBody,
+  source: (typeof SOURCES)[number] | undefined,
+): FieldError[] {
+  const trust: ServerTrust | undefined =
+    source === "kubeconfig" && body.kubeconfig !== undefined
+      ? kubeconfigTrust(body.kubeconfig)
+      : source === "token"
+        ? { ca: body.caData !== undefined, skipTLSVerify: false, proxy: false }
+        : undefined;
+  const none: ServerTrust = { ca: true, skipTLSVerify: false, proxy: false };
+  return transportProblems(body, trust ?? none).map(({ subject, message }) => ({
+    field: subject === "apiServer" ? "apiServer" : source === "token" ? "caData" : "kubeconfig",
+    message,
+  }));
 }
 
 export function validateClusterRegistration(input: unknown): Validated<ClusterRegistrationBody> {
@@ -175,10 +227,8 @@ export function clusterConnectionFromRegistration(
   };
   const result = { connection: connection(id, systemNamespace, spec) };
   if (data === undefined) return result;
-  return {
-    ...result,
-    secret: { name, namespace: systemNamespace, labels: { ...MANAGED_BY, "svc.io/cluster": id }, data },
-  };
+  const labels = { ...MANAGED_BY, "svc.io/cluster": id, [CLUSTER_CREDENTIAL_LABEL]: id };
+  return { ...result, secret: { name, namespace: systemNamespace, labels, data } };
 }
 
 /**

@@ -2,10 +2,12 @@
  * The rule for a kubeconfig svc may use to reach a registered cluster: its current context
  * names a cluster and a user of the file, and its credentials are inline. exec plugins and
  * auth-providers would run commands on the svc server, and file references would make it read
- * its own files and send them to the cluster, so both are refused. Messages never quote the
- * file (the YAML parser's own message would).
+ * its own files and send them to the cluster, so both are refused. How it says to reach the
+ * server (its CA, insecure-skip-tls-verify, proxy-url) is read for transportProblems. Messages
+ * never quote the file (the YAML parser's own message would).
  */
 import { parse } from "yaml";
+import type { ServerTrust } from "./cluster-connection.ts";
 
 interface RawKubeconfig {
   "current-context"?: unknown;
@@ -16,22 +18,32 @@ interface RawKubeconfig {
 
 const FILE_REFERENCES = ["token-file", "client-certificate", "client-key"] as const;
 
-/** Why svc cannot use this kubeconfig (a phrase to follow the file's name), or undefined. */
-export function kubeconfigProblem(text: string): string | undefined {
+type Entries = { cluster: Record<string, unknown>; user: Record<string, unknown> } | { problem: string };
+
+/** The cluster and user entries of the current context, or why there are none. */
+function currentEntries(text: string): Entries {
   let document: unknown;
   try {
     document = parse(text);
   } catch {
-    return "is not valid YAML";
+    return { problem: "is not valid YAML" };
   }
-  if (typeof document !== "object" || document === null) return "is not a kubeconfig";
+  if (typeof document !== "object" || document === null) return { problem: "is not a kubeconfig" };
   const config = document as RawKubeconfig;
   const list = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
   const context = list(config.contexts).find((c) => c.name === config["current-context"])?.context;
-  if (context === undefined) return "has no current context";
+  if (context === undefined) return { problem: "has no current context" };
   const cluster = list(config.clusters).find((c) => c.name === context.cluster)?.cluster;
-  if (cluster === undefined) return "names in its current context no cluster of the file";
+  if (cluster === undefined) return { problem: "names in its current context no cluster of the file" };
   const user = list(config.users).find((u) => u.name === context.user)?.user ?? {};
+  return { cluster, user };
+}
+
+/** Why svc cannot use this kubeconfig (a phrase to follow the file's name), or undefined. */
+export function kubeconfigProblem(text: string): string | undefined {
+  const entries = currentEntries(text);
+  if ("problem" in entries) return entries.problem;
+  const { cluster, user } = entries;
   if (user["exec"] !== undefined) {
     return "uses an exec credential plugin, which is not run: put a token or client certificate in it";
   }
@@ -44,4 +56,19 @@ export function kubeconfigProblem(text: string): string | undefined {
   return file === undefined
     ? undefined
     : `refers to a file (${file}): put the data inline (${file}-data or token)`;
+}
+
+/** How the current context's cluster entry says to reach the server; undefined when there is none. */
+export function kubeconfigTrust(text: string): ServerTrust | undefined {
+  const entries = currentEntries(text);
+  if ("problem" in entries) return undefined;
+  const { cluster } = entries;
+  const set = (key: string) => cluster[key] !== undefined && cluster[key] !== null && cluster[key] !== false;
+  const ca = cluster["certificate-authority-data"];
+  return {
+    ca: typeof ca === "string" && ca.trim() !== "",
+    // kubectl reads the field as a boolean; anything but false or absent is taken as set here.
+    skipTLSVerify: set("insecure-skip-tls-verify"),
+    proxy: set("proxy-url") && cluster["proxy-url"] !== "",
+  };
 }

@@ -11,7 +11,7 @@ import { invalidClusterCases } from "../../../test/support/cluster-cases.ts";
 const kubeconfig = [
   "apiVersion: v1",
   "kind: Config",
-  "clusters: [{name: c, cluster: {server: 'https://10.0.0.1:6443'}}]",
+  "clusters: [{name: c, cluster: {server: 'https://10.0.0.1:6443', certificate-authority-data: QQ==}}]",
   "users: [{name: u, user: {token: sekrit}}]",
   "contexts: [{name: x, context: {cluster: c, user: u}}]",
   "current-context: x",
@@ -97,7 +97,11 @@ describe("clusterConnectionFromRegistration", () => {
     expect(secret).toEqual({
       name: "svc-cluster-prod-eu",
       namespace: "svc-system",
-      labels: { "app.kubernetes.io/managed-by": "svc", "svc.io/cluster": "prod-eu" },
+      labels: {
+        "app.kubernetes.io/managed-by": "svc",
+        "svc.io/cluster": "prod-eu",
+        "svc.io/cluster-credential": "prod-eu",
+      },
       data: { kubeconfig: Buffer.from(kubeconfig).toString("base64") },
     });
     expect(JSON.stringify(connection)).not.toContain("sekrit");

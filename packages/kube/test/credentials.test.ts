@@ -16,19 +16,26 @@ function connection(
       displayName: "East",
       apiServer: "https://east.example:6443",
       authMethod,
-      credentialRef: { name: "creds", key },
+      credentialRef: { name: "svc-cluster-east", key },
     },
   };
 }
 
-function secret(data: Record<string, string>): SecretJson {
+function secret(
+  data: Record<string, string>,
+  name = "svc-cluster-east",
+  labels?: Record<string, string>,
+): SecretJson {
   return {
-    metadata: { name: "creds" },
+    metadata: { name, ...(labels === undefined ? {} : { labels }) },
     data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
   };
 }
 
-function kubeconfig(user: string, cluster = "server: https://elsewhere:443"): string {
+function kubeconfig(
+  user: string,
+  cluster = "server: https://elsewhere:443, certificate-authority-data: QQ==",
+): string {
   return [
     "apiVersion: v1",
     "kind: Config",
@@ -61,7 +68,7 @@ describe("clusterCredentials", () => {
       secret({ k: kubeconfig("exec: {command: /bin/sh}") }),
     );
     expect(message(exec)).toBe(
-      "the kubeconfig in Secret creds key k uses an exec credential plugin, which is not run: put a token or client certificate in it",
+      "the kubeconfig in Secret svc-cluster-east key k uses an exec credential plugin, which is not run: put a token or client certificate in it",
     );
     const provider = clusterCredentials(
       connection("kubeconfig"),
@@ -87,7 +94,7 @@ describe("clusterCredentials", () => {
       connection("kubeconfig"),
       secret({ k: `users: [{token: ${SECRET_TOKEN}` }),
     );
-    expect(message(broken)).toBe("the kubeconfig in Secret creds key k is not valid YAML");
+    expect(message(broken)).toBe("the kubeconfig in Secret svc-cluster-east key k is not valid YAML");
     const noContext = clusterCredentials(connection("kubeconfig"), secret({ k: `token: ${SECRET_TOKEN}` }));
     expect(message(noContext)).not.toContain(SECRET_TOKEN);
   });
@@ -104,20 +111,92 @@ describe("clusterCredentials", () => {
       expect(result.kubeConfig.getCurrentUser()?.token).toBe(SECRET_TOKEN);
       expect(Buffer.from(result.kubeConfig.getCurrentCluster()?.caData ?? "", "base64").toString()).toBe(pem);
       const withoutCa = clusterCredentials(connection(method, "token"), secret({ token: SECRET_TOKEN }));
-      expect(withoutCa.ok && withoutCa.kubeConfig.getCurrentCluster()?.caData).toBeUndefined();
+      expect(message(withoutCa)).toMatch(
+        /^Secret svc-cluster-east: no CA certificate .*trustSystemCAs: true/,
+      );
+      const publicCas = connection(method, "token");
+      publicCas.spec.trustSystemCAs = true;
+      const trusted = clusterCredentials(publicCas, secret({ token: SECRET_TOKEN }));
+      expect(trusted.ok && trusted.kubeConfig.getCurrentCluster()?.caData).toBeUndefined();
+      expect(trusted.ok && trusted.kubeConfig.getCurrentCluster()?.skipTLSVerify).toBe(false);
     },
   );
 
   it("explains a missing Secret, key or credentialRef", () => {
     expect(message(clusterCredentials(connection("oidc"), undefined))).toBe(
-      "no credentials: Secret creds (key k) not found in svc-system",
+      "no credentials: Secret svc-cluster-east (key k) not found in svc-system",
     );
     expect(message(clusterCredentials(connection("oidc", "token"), secret({ other: "x" })))).toBe(
-      "Secret creds has no key token",
+      "Secret svc-cluster-east has no key token",
     );
     const withoutRef = connection("serviceaccount");
     delete withoutRef.spec.credentialRef;
     expect(message(clusterCredentials(withoutRef, undefined))).toMatch(/credentialRef is required/);
+  });
+});
+
+describe("clusterCredentials and the credential Secret", () => {
+  it("reads only svc-cluster-<id> or a Secret labelled for this cluster, never quoting another", () => {
+    const ref = (name: string) => {
+      const c = connection("serviceaccount", "token");
+      c.spec.credentialRef = { name, key: "token" };
+      return c;
+    };
+    const data = { token: SECRET_TOKEN, "ca.crt": "pem" };
+    expect(message(clusterCredentials(ref("svc-admin"), secret(data, "svc-admin")))).toBe(
+      "spec.credentialRef: Secret svc-admin is not a credential of cluster east: name it svc-cluster-east, " +
+        "or label it svc.io/cluster-credential=east",
+    );
+    const forWest = secret(data, "shared", { "svc.io/cluster-credential": "west" });
+    expect(message(clusterCredentials(ref("shared"), forWest))).toMatch(/not a credential of cluster east/);
+    const forEast = secret(data, "shared", { "svc.io/cluster-credential": "east" });
+    expect(clusterCredentials(ref("shared"), forEast).ok).toBe(true);
+    expect(clusterCredentials(ref("svc-cluster-east"), secret(data)).ok).toBe(true);
+  });
+});
+
+describe("clusterCredentials and the transport", () => {
+  const withSpec = (method: "kubeconfig" | "serviceaccount", patch: Record<string, unknown>) => {
+    const c = connection(method, method === "kubeconfig" ? "k" : "token");
+    c.spec = { ...c.spec, ...patch };
+    return c;
+  };
+  const token = secret({ token: SECRET_TOKEN, "ca.crt": "pem" });
+
+  it("refuses http:// before reading the Secret's value, unless insecure.allowPlaintext", () => {
+    const plain = withSpec("serviceaccount", { apiServer: "http://east.example:8080" });
+    expect(message(clusterCredentials(plain, token))).toMatch(/^spec\.apiServer: http:\/\/ .*allowPlaintext/);
+    const allowed = withSpec("serviceaccount", {
+      apiServer: "http://east.example:8080",
+      insecure: { allowPlaintext: true, reason: "lab" },
+    });
+    const result = clusterCredentials(allowed, token);
+    if (!result.ok) throw new Error(result.message);
+    expect(result.kubeConfig.getCurrentCluster()?.server).toBe("http://east.example:8080");
+  });
+
+  it("refuses a kubeconfig's insecure-skip-tls-verify, proxy-url or missing CA unless the spec allows them", () => {
+    const cases: [string, RegExp, Record<string, unknown>][] = [
+      [
+        "insecure-skip-tls-verify: true",
+        /insecure-skip-tls-verify is set/,
+        { insecure: { skipTLSVerify: true, reason: "r" } },
+      ],
+      [
+        "certificate-authority-data: QQ==, proxy-url: 'http://proxy:3128'",
+        /proxy-url is set/,
+        { insecure: { allowProxy: true, reason: "r" } },
+      ],
+      ["tls-server-name: east", /no CA certificate/, { trustSystemCAs: true }],
+    ];
+    for (const [cluster, refusal, allowance] of cases) {
+      const file = secret({ k: kubeconfig(`token: ${SECRET_TOKEN}`, `server: https://x, ${cluster}`) });
+      const refused = message(clusterCredentials(withSpec("kubeconfig", {}), file));
+      expect(refused).toMatch(/^the kubeconfig in Secret svc-cluster-east key k: /);
+      expect(refused).toMatch(refusal);
+      expect(refused).not.toContain(SECRET_TOKEN);
+      expect(clusterCredentials(withSpec("kubeconfig", allowance), file).ok).toBe(true);
+    }
   });
 });
 
@@ -135,6 +214,23 @@ describe("connectionFingerprint", () => {
     changed.push(connectionFingerprint(false, base, secret({ token: "rotated" })));
     changed.push(connectionFingerprint(false, base, secret({ token: SECRET_TOKEN, "ca.crt": "pem" })));
     changed.push(connectionFingerprint(false, base, undefined));
+    changed.push(
+      connectionFingerprint(false, { ...base, spec: { ...base.spec, trustSystemCAs: true } }, creds),
+    );
+    changed.push(
+      connectionFingerprint(
+        false,
+        { ...base, spec: { ...base.spec, insecure: { allowProxy: true, reason: "r" } } },
+        creds,
+      ),
+    );
+    changed.push(
+      connectionFingerprint(
+        false,
+        base,
+        secret({ token: SECRET_TOKEN }, "svc-cluster-east", { "svc.io/cluster-credential": "east" }),
+      ),
+    );
     expect(new Set([fingerprint, ...changed]).size).toBe(changed.length + 1);
   });
 
