@@ -39,8 +39,11 @@ export interface ApiConfig {
   adminPassword: string | undefined;
   auditRetentionDays: number;
   logLevel: LogLevel;
-  /** Trust X-Forwarded-For (set when the dashboard's proxy or an ingress fronts the API). */
-  trustProxy: boolean;
+  /**
+   * Whose X-Forwarded-For is believed (Fastify's trustProxy): addresses and CIDRs of the proxies
+   * in front of the API (SVC_TRUSTED_PROXIES); true: every address (deprecated SVC_TRUST_PROXY).
+   */
+  trustProxy: boolean | readonly string[];
   /** The id under which the cluster this server runs in (the hub) is listed. */
   clusterId: string;
   /** The service's own namespace in the hub: ClusterConnections and their Secrets. */
@@ -94,6 +97,30 @@ function readWebhookConfig(read: SettingsReader): WebhookConfig {
   };
 }
 
+/**
+ * The proxies whose X-Forwarded-For names the client (docs/install.md "Behind a proxy"): only
+ * those listed, so that nobody else can write a made-up source address into the audit log.
+ */
+function readTrustedProxies(read: SettingsReader): boolean | readonly string[] {
+  // Deprecated: true believes X-Forwarded-For from every address, which lets anyone who reaches
+  // the API forge the audit log's source; kept so that existing installs still start.
+  const everyone = read.boolean("SVC_TRUST_PROXY", false);
+  const listed = read
+    .text("SVC_TRUSTED_PROXIES", "", "comma-separated addresses or CIDRs of the proxies in front of the API")
+    .split(",")
+    .map((cidr) => cidr.trim())
+    .filter((cidr) => cidr !== "");
+  const bad = listed.filter((cidr) => parseNetwork(cidr) === undefined);
+  if (bad.length > 0) read.problem("SVC_TRUSTED_PROXIES", `not an address or CIDR: ${bad.join(", ")}`);
+  if (everyone && listed.length > 0) {
+    read.problem(
+      "SVC_TRUST_PROXY",
+      "set only SVC_TRUSTED_PROXIES (SVC_TRUST_PROXY=true trusts every address)",
+    );
+  }
+  return everyone ? true : listed.length > 0 ? listed : false;
+}
+
 /** Reads the API server's settings from environment variables (docs/api.md lists them). */
 export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   const read = settingsReader(env);
@@ -111,7 +138,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   if (/^postgres(ql)?:\/\//.test(url)) database = { kind: "postgres", url };
   else if (url !== "") read.problem("SVC_DATABASE_URL", "must be a postgres:// URL");
   const logLevel = read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info");
-  const trustProxy = read.boolean("SVC_TRUST_PROXY", false);
+  const trustProxy = readTrustedProxies(read);
   const clusterId = read.text("SVC_CLUSTER_ID", DEFAULT_CLUSTER_ID);
   const systemNamespace = read.text("SVC_NAMESPACE", SYSTEM_NAMESPACE);
   const webhooks = readWebhookConfig(read);

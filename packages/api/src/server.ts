@@ -116,7 +116,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     ...httpServerOptions(timeouts),
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: typeof config.trustProxy === "boolean" ? config.trustProxy : [...config.trustProxy],
     // Validation errors are the validator's own messages (see typeboxValidatorCompiler).
     schemaErrorFormatter: (errors) => new Error(errors.map((e) => e.message).join("; ")),
   });

@@ -59,6 +59,19 @@ describe("parseApiConfig", () => {
     expect(bad.ok ? [] : bad.errors.map((e) => e.field)).toEqual(["SVC_CLUSTER_ID"]);
   });
 
+  it("believes X-Forwarded-For only from the proxies listed, and SVC_TRUST_PROXY=true only alone", () => {
+    const listed = parseApiConfig({ SVC_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7,::1/128" });
+    expect(listed.ok && listed.value.trustProxy).toEqual(["10.0.0.0/8", "192.0.2.7", "::1/128"]);
+    const deprecated = parseApiConfig({ SVC_TRUST_PROXY: "true" });
+    expect(deprecated.ok && deprecated.value.trustProxy).toBe(true);
+    const bad = parseApiConfig({ SVC_TRUSTED_PROXIES: "10.0.0.0/33,ingress" });
+    expect(bad.ok ? [] : bad.errors).toEqual([
+      { field: "SVC_TRUSTED_PROXIES", message: "not an address or CIDR: 10.0.0.0/33, ingress" },
+    ]);
+    const both = parseApiConfig({ SVC_TRUST_PROXY: "true", SVC_TRUSTED_PROXIES: "10.0.0.1" });
+    expect(both.ok ? [] : both.errors.map((e) => e.field)).toEqual(["SVC_TRUST_PROXY"]);
+  });
+
   it("names every bad variable", () => {
     const result = parseApiConfig({
       SVC_API_PORT: "http",

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_RULES, ruleFor } from "@svc/core";
 import { backoffDelay, type BackoffPolicy } from "@svc/core/backoff";
@@ -6,6 +7,7 @@ import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { databaseUnavailable } from "../store/db.ts";
 import { outcomeOf, type NewAuditEvent } from "./event.ts";
+import { RefusedLoginLog } from "./refused-logins.ts";
 
 /** Audit fields are bounded: a name that a client made up never fills the log. */
 const NAME_MAX = 253;
@@ -127,12 +129,19 @@ export async function appendSurvivingOutages(
  */
 export function installAuditRecorder(app: FastifyInstance, ctx: ApiContext): void {
   app.decorateRequest("auditRecorded", false);
+  // Refused password logins, which anyone may send, are counted per source and hour (refused-logins.ts).
+  const refusedLogins = new RefusedLoginLog(
+    (event, key) => ctx.audit.upsert(event, key),
+    randomBytes(6).toString("hex"),
+  );
   app.addHook("onSend", async (request, reply, payload) => {
     if (request.auditRecorded) return payload;
-    const event = auditEventOf(request, reply.statusCode, ctx.now());
+    const now = ctx.now();
+    const event = auditEventOf(request, reply.statusCode, now);
     if (event === undefined) return payload;
     try {
-      await appendSurvivingOutages(event, (e) => ctx.audit.append(e));
+      if (event.action === "login_failed") await refusedLogins.record(event, now);
+      else await appendSurvivingOutages(event, (e) => ctx.audit.append(e));
     } catch (error) {
       ctx.metrics.auditWriteFailures.inc();
       request.log.error({ err: error }, "could not write the audit event");

@@ -65,6 +65,17 @@ export class AuditRepo {
       .execute();
   }
 
+  /** Records the event under its key, or replaces the details of the one recorded under it. */
+  async upsert(event: NewAuditEvent, key: string): Promise<void> {
+    await this.#store.db
+      .insertInto("audit_events")
+      .values({ ...auditRow(event), event_key: key })
+      .onConflict((conflict) =>
+        conflict.column("event_key").doUpdateSet({ details: JSON.stringify(event.details) }),
+      )
+      .execute();
+  }
+
   /** The events the query's filters select, unordered; a page's key bounds them when given. */
   #matching(query: AuditQuery, before?: AuditKey) {
     return this.#store.db

@@ -2,6 +2,7 @@ import { passwordLoginRefusal, passwordProblem, ROLES } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
+import { throttleMessage } from "./throttle.ts";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
@@ -47,10 +48,10 @@ export function authRoutes(ctx: ApiContext) {
           throw error;
         }
         // Counted before the password is checked, so that simultaneous attempts count too.
-        const throttle = ctx.throttle.attempt(username);
+        const throttle = ctx.throttle.attempt(username, request.sourceIp);
         if (!throttle.allowed) {
           ctx.metrics.logins.inc({ outcome: "throttled" });
-          throw new HttpError(429, "too many failed logins for this user: try again later", {
+          throw new HttpError(429, throttleMessage(throttle.bound), {
             "retry-after": String(throttle.retryAfterSeconds),
           });
         }
@@ -74,7 +75,7 @@ export function authRoutes(ctx: ApiContext) {
           ctx.metrics.logins.inc({ outcome: "failure" });
           throw new HttpError(401, INVALID_CREDENTIALS);
         }
-        ctx.throttle.recordSuccess(username);
+        ctx.throttle.recordSuccess(username, request.sourceIp);
         ctx.metrics.logins.inc({ outcome: "success" });
         const { token, session } = ctx.sessions.open(user.username, user.securityStamp);
         request.actor = { username: user.username, role: user.role };
