@@ -4,6 +4,8 @@ import {
   API_GROUP_VERSION,
   API_VERSION,
   CLUSTER_CONNECTION,
+  clusterSecretName,
+  credentialSecretProblem,
   type ClusterConnectionResource,
   type ClusterCredentialsSecret,
 } from "@svc/core";
@@ -87,6 +89,32 @@ async function ownSecret(
     { namespace: secret.namespace, name: secret.name, body: { metadata: { ownerReferences: [owner] } } },
     setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
   );
+}
+
+/**
+ * 400 unless `credentialRef` names a Secret made for cluster `id` (credentialSecretProblem):
+ * checked before anything is written or connected. Its default name needs no Secret yet (the
+ * connection waits for it); another name must exist and carry the label for this cluster. The
+ * registry applies the same rule to every connection it reads, however it was written.
+ */
+export async function checkCredentialRef(
+  ctx: ApiContext,
+  id: string,
+  credentialRef: { name: string; key: string } | undefined,
+): Promise<void> {
+  if (credentialRef === undefined || credentialRef.name === clusterSecretName(id)) return;
+  const local = hub(ctx);
+  const namespace = ctx.config.systemNamespace;
+  const secret = await local.core
+    .readNamespacedSecret({ namespace, name: credentialRef.name })
+    .catch((error: unknown) => {
+      if (error instanceof ApiException && error.code === 404) return undefined;
+      throw clusterCallError(local, error, `Secret ${namespace}/${credentialRef.name}`);
+    });
+  if (secret === undefined)
+    throw new HttpError(400, `credentialRef.name: no Secret ${credentialRef.name} in ${namespace}`);
+  const problem = credentialSecretProblem(id, credentialRef.name, secret.metadata?.labels);
+  if (problem !== undefined) throw new HttpError(400, `credentialRef.name: ${problem}`);
 }
 
 export async function registerCluster(

@@ -12,15 +12,30 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { knownCluster, registry } from "./reach.ts";
-import { registerCluster, unregisterCluster } from "./registration.ts";
+import { checkCredentialRef, registerCluster, unregisterCluster } from "./registration.ts";
 import { clusterViewOf } from "./view.ts";
 
 const ClusterParams = Type.Object({ id: Type.String({ maxLength: 63 }) }, { additionalProperties: false });
 
-/** The fields of a cluster an audit reader sees change: never a credential. */
+/**
+ * The fields of a cluster an audit reader sees change: never a credential, but the Secret
+ * named and every weakening of its transport (insecure, with its reason; trustSystemCAs).
+ */
 function auditFields(cluster: ClusterRegistrationBody): Record<string, unknown> {
   const { id, displayName, apiServer, authMethod, namespaces, resyncPeriod, labels } = cluster;
-  return { id, displayName, apiServer, authMethod, namespaces, resyncPeriod, labels };
+  const { credentialRef, insecure, trustSystemCAs } = cluster;
+  return {
+    id,
+    displayName,
+    apiServer,
+    authMethod,
+    namespaces,
+    resyncPeriod,
+    labels,
+    credentialRef,
+    insecure,
+    trustSystemCAs,
+  };
 }
 
 export function clusterRoutes(ctx: ApiContext) {
@@ -52,6 +67,7 @@ export function clusterRoutes(ctx: ApiContext) {
         if (registry(ctx).get(body.id) !== undefined) {
           throw new HttpError(409, `cluster ${body.id} is already registered`);
         }
+        await checkCredentialRef(ctx, body.id, body.credentialRef);
         const cluster = await registerCluster(
           ctx,
           clusterConnectionFromRegistration(body, ctx.config.systemNamespace),
