@@ -30,7 +30,7 @@ import { deliveryKind, type DeliveryKind, type TargetOutcome } from "./flag.ts";
 import { flagEnvVarName, undeliverableReason, type FeatureFlagResource } from "./flag-resource.ts";
 import {
   DEFAULT_DELIVERY_SCOPE,
-  envVarPolicyProblem,
+  policyRefusal,
   workloadExclusion,
   type DeliveryScope,
 } from "./delivery-policy.ts";
@@ -112,8 +112,7 @@ export function planWorkload(
     const flag = flagForWorkload(m.flag, workload);
     return flag === m.flag ? m : { ...m, flag };
   });
-  const refusal = (flag: FeatureFlagResource) =>
-    undeliverableReason(flag.spec) ?? envVarPolicyProblem(flag, scope.policy);
+  const refusal = (flag: FeatureFlagResource) => undeliverableReason(flag.spec) ?? policyRefusal(flag, scope);
   const valid = matches.filter((m) => refusal(m.flag) === undefined);
   const here = workloadIdentity(cluster, workload);
   // What each enabled envVar or configMap flag delivers to this workload.

@@ -6,6 +6,7 @@
  * (docs/delivery.md, "Where svc never delivers").
  */
 import { SYSTEM_NAMESPACE } from "./cluster-connection.ts";
+import { foreignConfigMapMessage } from "./configmap-owner.ts";
 import { envVarNameProblem } from "./env-var-names.ts";
 import { flagEnvVarName, type FeatureFlagResource } from "./flag-resource.ts";
 import { workloadNamespace, type Workload } from "./workload.ts";
@@ -37,6 +38,8 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
 export interface DeliveryScope {
   policy: DeliveryPolicy;
   namespaceLabels?: Readonly<Record<string, string>> | undefined;
+  /** ConfigMaps of the namespace that exist and are not svc's, name → owner (configmap-owner.ts). */
+  foreignConfigMaps?: ReadonlyMap<string, string> | undefined;
 }
 
 export const DEFAULT_DELIVERY_SCOPE: DeliveryScope = { policy: DEFAULT_DELIVERY_POLICY };
@@ -87,4 +90,18 @@ export function envVarPolicyProblem(
 ): string | undefined {
   const name = flagEnvVarName(flag);
   return name === undefined ? undefined : envVarNameProblem(name, policy.envVarNames);
+}
+
+/**
+ * Why this installation does not deliver the flag although it is valid, or undefined: its
+ * variable's name (envVarPolicyProblem), or its ConfigMap belongs to someone else.
+ */
+export function policyRefusal(
+  flag: Pick<FeatureFlagResource, "metadata" | "spec">,
+  scope: DeliveryScope,
+): string | undefined {
+  const configMap = flag.spec.delivery.configMap?.configMapName;
+  const owner = configMap === undefined ? undefined : scope.foreignConfigMaps?.get(configMap);
+  if (configMap !== undefined && owner !== undefined) return foreignConfigMapMessage(configMap, owner);
+  return envVarPolicyProblem(flag, scope.policy);
 }

@@ -103,9 +103,11 @@ export function flagStatus(
   flag: FeatureFlagResource,
   plans: readonly WorkloadPlan[],
   now: Date,
+  /** Why the installation refuses the flag as a whole (its namespace gets no flags, its ConfigMap is not svc's). */
+  refusal?: string,
 ): FeatureFlagStatus {
   const targets = flagTargets(flag, plans);
-  const invalid = undeliverableReason(flag.spec);
+  const invalid = undeliverableReason(flag.spec) ?? refusal;
   const phase = invalid === undefined ? flagPhase(targets) : "Degraded";
   const listed = listedTargets(targets);
   const unlisted =

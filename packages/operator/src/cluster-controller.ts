@@ -7,13 +7,17 @@ import {
   DELIVERY_FINALIZER,
   flagPlanningKey,
   flagStatus,
+  foreignConfigMapMessage,
+  foreignConfigMapOwner,
   isBeingDeleted,
+  namespaceExclusion,
   phaseChangeEvent,
   sameStatus,
   statusIsCurrent,
   planConfigMaps,
   planWorkload,
   WORKLOAD_KINDS,
+  type DeliveryPolicy,
   type FeatureFlagResource,
   type Workload,
   type WorkloadKind,
@@ -51,6 +55,8 @@ export interface ClusterControllerOptions {
   /** "low" for what is queued for everything at once (start-up, ready again, resync): changes go first. */
   enqueue: (key: string, delayMs: number, priority: QueuePriority) => void;
   sidecar: SidecarSettings;
+  /** Where flags are never delivered, which env var names they may set (delivery-policy.ts). */
+  delivery?: DeliveryPolicy | undefined;
   metrics: OperatorMetrics;
   logger: Logger;
   now: () => Date;
@@ -71,9 +77,13 @@ export class ClusterController {
 
   constructor(options: ClusterControllerOptions) {
     this.#options = options;
-    this.#plans = new NamespacePlans(options.cluster, (result) => {
-      options.metrics.planCache.inc({ result });
-    });
+    this.#plans = new NamespacePlans(
+      options.cluster,
+      (result) => {
+        options.metrics.planCache.inc({ result });
+      },
+      options.delivery,
+    );
   }
 
   get id(): string {
@@ -91,6 +101,12 @@ export class ClusterController {
           gone || previous === undefined || flagPlanningKey(previous) !== flagPlanningKey(object);
         this.#flagChanged(object, gone, "normal", replan);
         if (gone) this.#plans.prune(object.metadata.namespace);
+      }),
+    );
+    // A namespace's labels opt it in or out (svc.io/flags): its workloads are planned again.
+    this.#unsubscribe.push(
+      cluster.namespaces.onEvent(({ object }) => {
+        this.#enqueueNamespace(object.metadata?.name ?? "");
       }),
     );
     for (const kind of WORKLOAD_KINDS) {
@@ -171,6 +187,14 @@ export class ClusterController {
     this.#options.enqueue(controllerQueueKey(this.id, key), delayMs, priority);
   }
 
+  /** Every workload and flag of the namespace (what its delivery scope decides changed). */
+  #enqueueNamespace(namespace: string): void {
+    for (const kind of WORKLOAD_KINDS)
+      for (const object of this.#cache(kind).list(namespace))
+        this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
+    this.#enqueueFlags(namespace, 0);
+  }
+
   #enqueueFlags(namespace: string, delayMs: number): void {
     for (const flag of this.#options.cluster.flags.list(namespace))
       this.#enqueue({ namespace, kind: FEATURE_FLAG.kind, name: flag.metadata.name }, delayMs);
@@ -224,7 +248,12 @@ export class ClusterController {
     if (object === undefined || object.metadata?.deletionTimestamp !== undefined) return;
     const workload: Workload = { kind, object };
     const { cluster } = this.#options;
-    const plan = planWorkload(workload, this.#plans.flagIndex(namespace), deliveryCluster(cluster));
+    const plan = planWorkload(
+      workload,
+      this.#plans.flagIndex(namespace),
+      deliveryCluster(cluster),
+      this.#plans.scope(namespace),
+    );
     if (plan.inSync) return;
     const { writer, sidecar, metrics } = this.#options;
     const nativeSidecar = supportsNativeSidecar(cluster.health().kubernetesVersion);
@@ -274,10 +303,26 @@ export class ClusterController {
     );
     const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } };
     const current = await writer.read<ConfigMapJson>(ref, { signal });
+    // A ConfigMap a flag names that svc did not create is left as it is, and its flags and
+    // workloads learn it (Degraded, not mounted).
+    const owner = plan === undefined ? undefined : foreignConfigMapOwner(current);
+    if (this.#plans.setConfigMapOwner(namespace, name, owner)) this.#enqueueNamespace(namespace);
     const action = configMapAction(namespace, name, plan, current);
     if (action.action === "apply") await writer.apply(action.configuration, { force: true, signal });
     else if (action.action === "delete")
       await writer.remove(ref, { resourceVersion: action.resourceVersion }, { signal });
+  }
+
+  /** Why the flag is refused as a whole: its namespace gets no flags, or its ConfigMap is not svc's. */
+  #refusal(flag: FeatureFlagResource): string | undefined {
+    const { namespace } = flag.metadata;
+    const excluded = namespaceExclusion(namespace, this.#plans.scope(namespace));
+    if (excluded !== undefined) return excluded;
+    const configMap = flag.spec.delivery.configMap?.configMapName;
+    const owner = configMap === undefined ? undefined : this.#plans.configMapOwner(namespace, configMap);
+    return configMap === undefined || owner === undefined
+      ? undefined
+      : foreignConfigMapMessage(configMap, owner);
   }
 
   async #reconcileFlag(
@@ -320,6 +365,7 @@ export class ClusterController {
       flag,
       plans.map((p) => p.plan),
       this.#options.now(),
+      this.#refusal(flag),
     );
     if (sameStatus(flag.status, status)) return undefined;
     await writer.apply({ ...ref, status }, { force: true, subresource: "status", signal });

@@ -1,5 +1,5 @@
 // Settings of `svc operator`, from the environment, read once by the shared strict reader.
-import { isDns1123Label, SYSTEM_NAMESPACE } from "@svc/core";
+import { isDns1123Label, readDeliveryPolicy, SYSTEM_NAMESPACE, type DeliveryPolicy } from "@svc/core";
 import {
   LOG_LEVELS,
   settingsReader,
@@ -33,6 +33,8 @@ export interface OperatorConfig {
   identity: string;
   leaseDurationMs: number;
   sidecar: SidecarSettings;
+  /** Where flags are never delivered and which env var names they may set (docs/delivery.md). */
+  delivery: DeliveryPolicy;
   logLevel: LogLevel;
 }
 
@@ -64,6 +66,7 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
     identity: read.text("SVC_OPERATOR_IDENTITY", env["HOSTNAME"] ?? "") || `svc-operator-${process.pid}`,
     leaseDurationMs: read.durationMs("SVC_OPERATOR_LEASE_DURATION", 15_000, { min: 2_000, max: 300_000 }),
     sidecar: readSidecarSettings(read),
+    delivery: readDeliveryPolicy(read, systemNamespace),
     logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
   };
   if (read.errors.length > 0) throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));

@@ -1,10 +1,18 @@
 // What to do with one ConfigMap that configMap flags write (planConfigMaps of packages/core
 // decides its keys and owners): nothing when it already holds them, else apply exactly svc's
 // keys; when no flag writes it any more, withdraw svc's keys, or delete it if svc alone made it.
-import { API_GROUP_VERSION, FEATURE_FLAG, type ConfigMapPlan, type ObjectMeta } from "@svc/core";
+// Nothing at all to a ConfigMap svc did not create (foreignConfigMapOwner).
+import {
+  API_GROUP_VERSION,
+  FEATURE_FLAG,
+  foreignConfigMapOwner,
+  MANAGED_BY_LABEL,
+  type ConfigMapPlan,
+  type ObjectMeta,
+} from "@svc/core";
 import { FIELD_MANAGER, type ApplyConfiguration } from "@svc/kube";
 
-export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+export { MANAGED_BY_LABEL };
 
 export interface ConfigMapJson {
   metadata: ObjectMeta & {
@@ -74,6 +82,8 @@ export function configMapAction(
   plan: ConfigMapPlan | undefined,
   current: ConfigMapJson | undefined,
 ): ConfigMapAction {
+  // Someone else's ConfigMap: not one byte of it is svc's to write (the flag is Degraded).
+  if (foreignConfigMapOwner(current) !== undefined) return { action: "none" };
   if (plan !== undefined) {
     return current !== undefined && inSync(plan, current)
       ? { action: "none" }

@@ -109,6 +109,8 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
         writer,
         enqueue,
         sidecar: options.sidecar,
+        // svc's own namespace is the one it runs in, whatever the settings say it was.
+        delivery: { ...options.delivery, serviceNamespace: options.systemNamespace },
         metrics,
         logger: log,
         now,

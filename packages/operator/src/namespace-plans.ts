@@ -5,14 +5,19 @@
 // keeps its plan while its object and the namespace's flag index stay, and the index stays
 // through flag writes that planning does not read (status). During a rollout each workload event
 // then costs one plan, not one per workload of its namespace. Memos of a namespace left with no
-// flag and no workload are pruned.
+// flag and no workload are pruned. Each namespace's delivery scope (the installation's policy,
+// the namespace's labels, the ConfigMaps there that are not svc's) is one object per change,
+// an input of the memo like the lists.
 import {
+  DEFAULT_DELIVERY_POLICY,
   deliveryCluster,
   flagPlanningKey,
   indexFlags,
   planWorkload,
   WORKLOAD_KINDS,
   type FeatureFlagResource,
+  type DeliveryPolicy,
+  type DeliveryScope,
   type FlagIndex,
   type Workload,
   type WorkloadKind,
@@ -24,7 +29,7 @@ import type { ConnectedCluster, InformerCache } from "@svc/kube";
 /** What planning reads of a cluster. */
 export type PlannedCluster = Pick<
   ConnectedCluster,
-  "id" | "connection" | "flags" | "deployments" | "statefulSets" | "daemonSets"
+  "id" | "connection" | "flags" | "deployments" | "statefulSets" | "daemonSets" | "namespaces"
 >;
 
 export type WorkloadCache = InformerCache<
@@ -44,15 +49,56 @@ export class NamespacePlans {
     string,
     { flags: readonly FeatureFlagResource[]; keys: readonly string[]; index: FlagIndex }
   >();
+  readonly #policy: DeliveryPolicy;
+  /** Per namespace: ConfigMap name → its owner, for the ConfigMaps flags name that svc did not create. */
+  readonly #foreign = new Map<string, ReadonlyMap<string, string>>();
+  readonly #scopes = new Map<string, { namespace: unknown; foreign: unknown; scope: DeliveryScope }>();
   readonly #plans = new Map<
     string,
     { inputs: readonly unknown[]; plans: readonly PlannedWorkload[]; byObject: Map<unknown, PlannedWorkload> }
   >();
 
   /** `onLookup` is told whether each plans() call was answered from the memo. */
-  constructor(cluster: PlannedCluster, onLookup: (result: "hit" | "miss") => void) {
+  constructor(
+    cluster: PlannedCluster,
+    onLookup: (result: "hit" | "miss") => void,
+    policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY,
+  ) {
     this.#cluster = cluster;
     this.#onLookup = onLookup;
+    this.#policy = policy;
+  }
+
+  /** Where the namespace's workloads may get flags: the same object until something of it changes. */
+  scope(namespace: string): DeliveryScope {
+    const object = this.#cluster.namespaces.get("", namespace);
+    const foreign = this.#foreign.get(namespace);
+    const memo = this.#scopes.get(namespace);
+    if (memo !== undefined && memo.namespace === object && memo.foreign === foreign) return memo.scope;
+    const scope: DeliveryScope = {
+      policy: this.#policy,
+      namespaceLabels: object?.metadata?.labels ?? {},
+      ...(foreign === undefined ? {} : { foreignConfigMaps: foreign }),
+    };
+    this.#scopes.set(namespace, { namespace: object, foreign, scope });
+    return scope;
+  }
+
+  /** Records whose a ConfigMap is (`owner` undefined: svc's, or absent); true when that changed. */
+  setConfigMapOwner(namespace: string, name: string, owner: string | undefined): boolean {
+    const current = this.#foreign.get(namespace);
+    if (current?.get(name) === owner) return false;
+    const next = new Map(current);
+    if (owner === undefined) next.delete(name);
+    else next.set(name, owner);
+    if (next.size === 0) this.#foreign.delete(namespace);
+    else this.#foreign.set(namespace, next);
+    return true;
+  }
+
+  /** The owner of a ConfigMap of the namespace that svc did not create, if one was seen. */
+  configMapOwner(namespace: string, name: string): string | undefined {
+    return this.#foreign.get(namespace)?.get(name);
   }
 
   /** Namespaces with a memo (tests). */
@@ -103,7 +149,8 @@ export class NamespacePlans {
     }
     const flags = this.flagIndex(namespace);
     // The connection carries the cluster's labels, which targeting rules may read.
-    const inputs = [cluster.connection, flags, ...workloadLists];
+    const scope = this.scope(namespace);
+    const inputs = [cluster.connection, flags, scope, ...workloadLists];
     const memo = this.#plans.get(namespace);
     if (memo !== undefined && memo.inputs.every((input, i) => input === inputs[i])) {
       this.#onLookup("hit");
@@ -112,7 +159,10 @@ export class NamespacePlans {
     this.#onLookup("miss");
     // Plans made with the same flags for the same cluster still hold for the objects unchanged.
     const reusable =
-      memo !== undefined && memo.inputs[0] === inputs[0] && memo.inputs[1] === flags
+      memo !== undefined &&
+      memo.inputs[0] === inputs[0] &&
+      memo.inputs[1] === flags &&
+      memo.inputs[2] === scope
         ? memo.byObject
         : undefined;
     const where = deliveryCluster(cluster);
@@ -123,7 +173,7 @@ export class NamespacePlans {
         .map((object) => {
           const planned = reusable?.get(object) ?? {
             workload: { kind, object },
-            plan: planWorkload({ kind, object }, flags, where),
+            plan: planWorkload({ kind, object }, flags, where, scope),
           };
           byObject.set(object, planned);
           return planned;
@@ -141,5 +191,6 @@ export class NamespacePlans {
     if (!empty) return;
     this.#plans.delete(namespace);
     this.#flagIndexes.delete(namespace);
+    this.#scopes.delete(namespace);
   }
 }

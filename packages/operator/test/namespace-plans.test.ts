@@ -1,9 +1,9 @@
 // The namespace plan memo over real informer caches (ObjectStore): planned once per change of
 // the namespace, not once per flag reconcile, and forgotten once the namespace is empty.
-import type { V1DaemonSet, V1Deployment, V1StatefulSet } from "@kubernetes/client-node";
+import type { V1DaemonSet, V1Deployment, V1Namespace, V1StatefulSet } from "@kubernetes/client-node";
 import type { FeatureFlagResource } from "@svc/core";
 import { describe, expect, it } from "vitest";
-import { envFlag, workload } from "../../core/test/support/workloads.ts";
+import { configMapFlag, envFlag, workload } from "../../core/test/support/workloads.ts";
 import { ObjectStore } from "../../kube/src/registry/informer-cache.ts";
 import { NamespacePlans } from "../src/namespace-plans.ts";
 
@@ -18,6 +18,7 @@ function cluster() {
     deployments: new ObjectStore<V1Deployment>(fail),
     statefulSets: new ObjectStore<V1StatefulSet>(fail),
     daemonSets: new ObjectStore<V1DaemonSet>(fail),
+    namespaces: new ObjectStore<V1Namespace>(fail),
   };
   const lookups: string[] = [];
   const plans = new NamespacePlans(caches, (result) => lookups.push(result));
@@ -110,5 +111,24 @@ describe("NamespacePlans", () => {
     // A reconcile still queued for the namespace (its sidecar RBAC) does not bring the memo back.
     expect(plans.plans("shop")).toEqual([]);
     expect(plans.namespaces).toBe(0);
+  });
+
+  it("plans again when the namespace's labels change or a ConfigMap turns out not to be svc's", () => {
+    const { caches, plans } = cluster();
+    caches.namespaces.upsert({ metadata: { name: "shop", resourceVersion: "1" } });
+    caches.deployments.upsert(deployment("web"));
+    caches.flags.upsert(flag("beta"));
+    caches.flags.upsert(configMapFlag("theme", "ingress-nginx-controller", { app: "web" }));
+    const outcomes = () =>
+      plans.plans("shop").flatMap((p) => p.plan.flags.map((f) => `${f.flag}:${f.outcome}`));
+    expect(outcomes()).toEqual(["beta:pending", "theme:pending"]);
+    expect(plans.setConfigMapOwner("shop", "ingress-nginx-controller", "ingress-nginx")).toBe(true);
+    expect(plans.setConfigMapOwner("shop", "ingress-nginx-controller", "ingress-nginx")).toBe(false);
+    expect(outcomes()).toEqual(["beta:pending", "theme:invalid"]);
+    expect(plans.plans("shop")[0]?.plan.volumes).toEqual([]);
+    caches.namespaces.upsert({
+      metadata: { name: "shop", resourceVersion: "2", labels: { "svc.io/flags": "disabled" } },
+    });
+    expect(outcomes()).toEqual([]);
   });
 });
