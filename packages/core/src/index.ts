@@ -51,3 +51,5 @@ export * from "./grants.ts";
 export * from "./grant-schema.ts";
 export * from "./env-var-names.ts";
 export * from "./delivery-policy.ts";
+export * from "./delivery-settings.ts";
+export * from "./configmap-owner.ts";
