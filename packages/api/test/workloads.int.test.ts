@@ -104,7 +104,8 @@ describe("workloads", () => {
           name: "main",
           env: [
             { name: "API_TOKEN", value: "<redacted>" },
-            { name: "MODE", value: "fast" },
+            // A viewer sees the name of a literal variable, not its value (workload-env.int.test.ts).
+            { name: "MODE", value: "<redacted>" },
             { name: "FROM_SECRET", valueFrom: { secretKeyRef: { name: "creds", key: "password" } } },
           ],
         },

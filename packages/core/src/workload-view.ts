@@ -1,12 +1,13 @@
 /**
  * The REST representation of a Deployment, StatefulSet or DaemonSet (DESIGN.md §4 Workloads):
  * what runs there, what it reads (ConfigMaps, Secrets: names only, never contents), and which
- * flags svc has injected. Literal env values whose names look secret are redacted.
+ * flags svc has injected. Literal env values are shown only to readers who may see them (editors
+ * and admins in scope), and never when the name looks secret; what svc delivered is shown to all.
  */
 import Type from "typebox";
 import { planWorkload, type FlagOutcome } from "./delivery-plan.ts";
 import type { DeliveryCluster } from "./delivered-value.ts";
-import { observeDelivery } from "./delivery-state.ts";
+import { observeDelivery, type DeliveryState } from "./delivery-state.ts";
 import { DELIVERY_KINDS, TARGET_OUTCOMES } from "./flag.ts";
 import type { NamespaceFlags } from "./flag-index.ts";
 import {
@@ -26,12 +27,24 @@ export const REDACTED = "<redacted>";
 /** Env var names whose literal values are never shown (case-insensitive). */
 const SECRET_LOOKING = /PASSWORD|PASSWD|SECRET|TOKEN|KEY|CREDENTIAL/i;
 
+/**
+ * What the reader may see of workloads' literal env values (DESIGN.md §10): editors and admins
+ * in the workload's scope see them; viewers see the names only, since a workload's own values
+ * (DATABASE_URL, SENTRY_DSN) often hold credentials. Values svc delivered are flags' values,
+ * which every reader may read, and stay visible.
+ */
+export interface EnvReader {
+  literalValues: boolean;
+}
+
 const Labels = Type.Record(Type.String(), Type.String());
 
 const EnvView = Type.Object({
   name: Type.String(),
   value: Type.Optional(
-    Type.String({ description: `The literal value; ${REDACTED} when the name looks secret.` }),
+    Type.String({
+      description: `The literal value; ${REDACTED} when the name looks secret, or for a viewer unless svc delivered it.`,
+    }),
   ),
   valueFrom: Type.Optional(
     Type.Unknown({
@@ -97,17 +110,23 @@ export const WorkloadDetail = Type.Object({
 });
 export type WorkloadDetail = Type.Static<typeof WorkloadDetail>;
 
-function envView(env: EnvVar): DiscoveredWorkload["containers"][number]["env"][number] {
+function envView(
+  env: EnvVar,
+  delivered: ReadonlySet<string>,
+  reader: EnvReader,
+): DiscoveredWorkload["containers"][number]["env"][number] {
   if (env.valueFrom !== undefined) return { name: env.name, valueFrom: env.valueFrom };
-  return { name: env.name, value: SECRET_LOOKING.test(env.name) ? REDACTED : (env.value ?? "") };
+  const shown = !SECRET_LOOKING.test(env.name) && (reader.literalValues || delivered.has(env.name));
+  return { name: env.name, value: shown ? (env.value ?? "") : REDACTED };
 }
 
-function containerView(container: Container, init: boolean) {
+function containerView(container: Container, init: boolean, delivery: DeliveryState, reader: EnvReader) {
+  const ours = new Set(delivery.env.get(container.name)?.keys() ?? []);
   return {
     name: container.name,
     image: container.image ?? "",
     init,
-    env: (container.env ?? []).map(envView),
+    env: (container.env ?? []).map((env) => envView(env, ours, reader)),
   };
 }
 
@@ -138,11 +157,17 @@ function references(workload: Workload): { configMapRefs: string[]; secretRefs: 
   };
 }
 
-function summarize(clusterId: string, workload: Workload, outcomes: FlagOutcome[]): DiscoveredWorkload {
+function summarize(
+  clusterId: string,
+  workload: Workload,
+  outcomes: FlagOutcome[],
+  reader: EnvReader,
+): DiscoveredWorkload {
   const pod = podSpecOf(workload);
+  const delivery = observeDelivery(workload);
   const containers = [
-    ...(pod.initContainers ?? []).map((c) => containerView(c, true)),
-    ...pod.containers.map((c) => containerView(c, false)),
+    ...(pod.initContainers ?? []).map((c) => containerView(c, true, delivery, reader)),
+    ...pod.containers.map((c) => containerView(c, false, delivery, reader)),
   ];
   return {
     clusterId,
@@ -162,7 +187,7 @@ function summarize(clusterId: string, workload: Workload, outcomes: FlagOutcome[
         delivery: o.delivery,
         ...(o.envVar === undefined ? {} : { envVar: o.envVar }),
       })),
-    flagsHash: observeDelivery(workload).templateHash ?? null,
+    flagsHash: delivery.templateHash ?? null,
   };
 }
 
@@ -171,8 +196,9 @@ export function discoveredWorkload(
   cluster: DeliveryCluster,
   workload: Workload,
   namespaceFlags: NamespaceFlags,
+  reader: EnvReader,
 ): DiscoveredWorkload {
-  return summarize(cluster.id, workload, planWorkload(workload, namespaceFlags, cluster).flags);
+  return summarize(cluster.id, workload, planWorkload(workload, namespaceFlags, cluster).flags, reader);
 }
 
 /** One workload in detail: also its pod template labels and every flag whose selector matches it. */
@@ -180,10 +206,11 @@ export function workloadDetail(
   cluster: DeliveryCluster,
   workload: Workload,
   namespaceFlags: NamespaceFlags,
+  reader: EnvReader,
 ): WorkloadDetail {
   const outcomes = planWorkload(workload, namespaceFlags, cluster).flags;
   return {
-    ...summarize(cluster.id, workload, outcomes),
+    ...summarize(cluster.id, workload, outcomes, reader),
     podTemplateLabels: { ...(workload.object.spec?.template.metadata?.labels ?? {}) },
     flags: outcomes.map(({ flag, ...rest }) => ({ name: flag, ...rest })),
   };

@@ -3,6 +3,8 @@ import { discoveredWorkload, planWorkload, REDACTED, workloadDetail } from "../s
 import { CLUSTER, applyPlan, configMapFlag, envFlag, workload } from "./support/workloads.ts";
 
 const web = { app: "web" };
+/** A reader who may see literal values (editor, admin); workload-env-visibility.test.ts has the viewer. */
+const EDITOR = { literalValues: true };
 const running = workload("web", {
   labels: { app: "web", team: "shop" },
   templateLabels: { pod: "web" },
@@ -36,7 +38,7 @@ const running = workload("web", {
 
 describe("discoveredWorkload", () => {
   it("shows containers, images and references, redacting secret-looking literal values", () => {
-    const view = discoveredWorkload(CLUSTER, running, []);
+    const view = discoveredWorkload(CLUSTER, running, [], EDITOR);
     expect(view).toMatchObject({
       clusterId: "local",
       namespace: "shop",
@@ -73,15 +75,15 @@ describe("discoveredWorkload", () => {
   it("reports a DaemonSet's scheduled and ready pods as replicas", () => {
     const agent = workload("agent", { kind: "DaemonSet" });
     agent.object.status = { desiredNumberScheduled: 3, numberReady: 2 };
-    expect(discoveredWorkload(CLUSTER, agent, [])).toMatchObject({ replicas: 3, readyReplicas: 2 });
+    expect(discoveredWorkload(CLUSTER, agent, [], EDITOR)).toMatchObject({ replicas: 3, readyReplicas: 2 });
   });
 
   it("lists the flags svc has injected, and the hash", () => {
     const target = workload("web", { labels: web });
     const flags = [envFlag("checkout", web), configMapFlag("limit", "web-flags", web)];
-    expect(discoveredWorkload(CLUSTER, target, flags).injectedFlags).toEqual([]);
+    expect(discoveredWorkload(CLUSTER, target, flags, EDITOR).injectedFlags).toEqual([]);
     const plan = planWorkload(target, flags, CLUSTER);
-    const view = discoveredWorkload(CLUSTER, applyPlan(target, plan), flags);
+    const view = discoveredWorkload(CLUSTER, applyPlan(target, plan), flags, EDITOR);
     expect(view.injectedFlags).toEqual([
       { name: "checkout", delivery: "envVar", envVar: "FLAG_CHECKOUT" },
       { name: "limit", delivery: "configMap" },
@@ -99,7 +101,7 @@ describe("workloadDetail", () => {
       envFlag("a-front", { tier: "front" }),
       envFlag("api", { app: "api" }),
     ];
-    const detail = workloadDetail(CLUSTER, target, flags);
+    const detail = workloadDetail(CLUSTER, target, flags, EDITOR);
     expect(detail.podTemplateLabels).toEqual({ tier: "front" });
     expect(detail.flags).toEqual([
       {

@@ -6,6 +6,7 @@ import {
   indexFlags,
   pageAfter,
   WORKLOAD_KINDS,
+  type EnvReader,
   type FlagIndex,
   type SortKey,
   type SortKeyShape,
@@ -42,12 +43,14 @@ const workloadKey = ({ kind, object }: Workload): SortKey => [
 /**
  * The answer's JSON: SPEC.md's array (kind by kind, as the caches list them) without paging,
  * else one page in the list shape. Only the listed workloads are planned and summarized.
+ * `readerIn` says what the caller may see of literal env values in a namespace.
  */
 export function workloadListJson(
   cluster: ConnectedCluster,
   visibleNamespaces: ReadonlySet<string>,
   query: WorkloadListQuery,
   paging: ListPaging,
+  readerIn: (namespace: string) => EnvReader,
 ): string {
   const { namespace, namePrefix, kind } = query;
   const listed = workloadsOf(cluster, namespace).filter(
@@ -57,16 +60,16 @@ export function workloadListJson(
       (kind === undefined || workload.kind === kind),
   );
   const where = deliveryCluster(cluster);
-  // Each namespace's flags are indexed once, not once per workload.
-  const indexes = new Map<string, FlagIndex>();
+  // Each namespace's flags are indexed, and its reader decided, once, not once per workload.
+  const namespaces = new Map<string, { index: FlagIndex; reader: EnvReader }>();
   const view = (workload: Workload): string => {
     const ns = workload.object.metadata?.namespace ?? "";
-    let index = indexes.get(ns);
-    if (index === undefined) {
-      index = indexFlags(cluster.flags.list(ns));
-      indexes.set(ns, index);
+    let of = namespaces.get(ns);
+    if (of === undefined) {
+      of = { index: indexFlags(cluster.flags.list(ns)), reader: readerIn(ns) };
+      namespaces.set(ns, of);
     }
-    return JSON.stringify(discoveredWorkload(where, workload, index));
+    return JSON.stringify(discoveredWorkload(where, workload, of.index, of.reader));
   };
   if (!paging.paged) return `[${listed.map(view).join(",")}]`;
   const sorted = listed.sort((a, b) => compareKeys(workloadKey(a), workloadKey(b)));

@@ -14,6 +14,7 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { WORKLOAD_KEY, WorkloadList, WorkloadListQuery, workloadListJson } from "./list.ts";
+import { envReader } from "./literal-values.ts";
 import { workloadsOf } from "./read.ts";
 
 const ClusterParams = Type.Object({ id: Type.String({ maxLength: 63 }) }, { additionalProperties: false });
@@ -75,7 +76,13 @@ export function workloadRoutes(ctx: ApiContext) {
         );
         const cluster = await readyCluster(ctx, request.params.id);
         const visible = new Set(namespacesOf(ctx, cluster));
-        return sendList(request, reply, workloadListJson(cluster, visible, request.query, paging));
+        return sendList(
+          request,
+          reply,
+          workloadListJson(cluster, visible, request.query, paging, (namespace) =>
+            envReader(request.actor, cluster, namespace),
+          ),
+        );
       },
     );
 
@@ -108,7 +115,8 @@ export function workloadRoutes(ctx: ApiContext) {
             `kind: ${namespace}/${name} names several workloads (${kinds}): add ?kind=`,
           );
         }
-        return workloadDetail(deliveryCluster(cluster), workload, cluster.flags.list(namespace));
+        const reader = envReader(request.actor, cluster, namespace);
+        return workloadDetail(deliveryCluster(cluster), workload, cluster.flags.list(namespace), reader);
       },
     );
     done();
