@@ -65,6 +65,22 @@ export const commands: Record<string, Command> = {
     }),
     run: async (args) => (await import("./commands/flags.ts")).runFlags(args, Object.keys(commands)),
   },
+  users: {
+    summary:
+      "manage users, their global roles and their grants over clusters and namespaces: list, get, create, set, grant, revoke, delete",
+    options: "own",
+    settings: async () => ({
+      uses: settingsOf((await import("./flags/connection.ts")).parseCliSettings),
+      notes: [
+        "svc users <verb> --help for each verb's options; svc users alone lists the verbs.",
+        "The connection is svc flags': --server and --token, SVC_API_URL and SVC_TOKEN, then the token of",
+        "svc flags login. Exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict. Details: docs/cli.md.",
+      ],
+    }),
+    run: async (args) => {
+      process.exitCode = await (await import("./users/run.ts")).runUsersVerb(args);
+    },
+  },
   sidecar: {
     summary: "run the in-pod flag server (port 8514; POD_NAMESPACE, SVC_SIDECAR_* environment variables)",
     settings: async () => ({ uses: settingsOf((await import("@svc/sidecar")).configFromEnv) }),

@@ -36,6 +36,19 @@ describe("bash completion", () => {
     expect(complete(["svc", "flags", "completion", ""])).toEqual(["bash", "zsh"]);
   });
 
+  it("completes svc users' verbs, each verb's options and their values", () => {
+    expect(complete(["svc", "users", "g"])).toEqual(["get", "grant"]);
+    expect(complete(["svc", "users", "grant", "sam", "--cl"])).toEqual(["--cluster", "--cluster-label"]);
+    expect(complete(["svc", "users", "set", "sam", "--role", ""])).toEqual([
+      "admin",
+      "editor",
+      "viewer",
+      "none",
+    ]);
+    expect(complete(["svc", "users", "revoke", "sam", "--a"])).toEqual(["--all"]);
+    expect(complete(["svc", "users", "list", "-o", "j"])).toEqual(["json"]);
+  });
+
   it("completes the plan verbs after rollout, then their options and values", () => {
     expect(complete(["svc", "flags", "r"])).toEqual(["rollout"]);
     expect(complete(["svc", "flags", "p"])).toEqual(["promote"]);

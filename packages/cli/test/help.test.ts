@@ -43,9 +43,10 @@ describe("commandHelp", () => {
     const names = async (command: string) =>
       (await (commands[command]?.settings() ?? Promise.resolve({ uses: [] }))).uses.map((u) => u.name);
     expect(Object.keys(commands).sort()).toEqual(
-      ["api", "dashboard", "dev", "flags", "operator", "reset-admin-password", "sidecar"].sort(),
+      ["api", "dashboard", "dev", "flags", "operator", "reset-admin-password", "sidecar", "users"].sort(),
     );
     expect(await names("flags")).toEqual(["SVC_API_URL", "SVC_TOKEN", "XDG_CONFIG_HOME"]);
+    expect(await names("users")).toEqual(["SVC_API_URL", "SVC_TOKEN", "XDG_CONFIG_HOME"]);
     expect(await names("api")).toEqual(
       expect.arrayContaining(["SVC_API_PORT", "SVC_DATABASE_URL", "SVC_ADMIN_PASSWORD"]),
     );

@@ -2,7 +2,8 @@
 // from the verb table, so a new verb or option is completed without editing a script. zsh runs
 // the same function through its bashcompinit layer: one script to keep right, not two.
 import { ROLLOUT } from "./rollout-verbs.ts";
-import { FLAGD_VERBS, rolloutVerbs, VERBS, type OptionSpec } from "./verbs.ts";
+import { USER_VERBS } from "../users/verbs.ts";
+import { FLAGD_VERBS, rolloutVerbs, VERBS, type OptionSpec, type VerbSpec } from "./verbs.ts";
 
 /** Options of import and export (flags-arguments.ts): completed by name only. */
 const FLAGD_OPTIONS = {
@@ -12,18 +13,48 @@ const FLAGD_OPTIONS = {
 
 const quote = (words: readonly string[]) => `"${words.join(" ")}"`;
 
-function valueCases(): string[] {
+/** A case per valued option of the tables: its choices (all verbs' together), files, or nothing. */
+function valueCases(tables: readonly Readonly<Record<string, VerbSpec>>[], indent = "    "): string[] {
   const specs = new Map<string, OptionSpec>();
-  for (const verb of Object.values(VERBS)) for (const spec of verb.options) specs.set(spec.name, spec);
+  for (const table of tables)
+    for (const verb of Object.values(table))
+      for (const spec of verb.options) {
+        const known = specs.get(spec.name)?.choices ?? [];
+        const choices = spec.choices === undefined ? undefined : [...new Set([...known, ...spec.choices])];
+        specs.set(spec.name, choices === undefined ? spec : { ...spec, choices });
+      }
   const cases: string[] = [];
   for (const spec of specs.values()) {
     const names = [spec.short, spec.name].filter((n) => n !== undefined).join("|");
     if (spec.choices !== undefined)
-      cases.push(`    ${names}) COMPREPLY=($(compgen -W ${quote(spec.choices)} -- "$cur")); return ;;`);
-    else if (spec.file === true) cases.push(`    ${names}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
-    else if (spec.value !== undefined) cases.push(`    ${names}) return ;;`);
+      cases.push(`${indent}${names}) COMPREPLY=($(compgen -W ${quote(spec.choices)} -- "$cur")); return ;;`);
+    else if (spec.file === true)
+      cases.push(`${indent}${names}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
+    else if (spec.value !== undefined) cases.push(`${indent}${names}) return ;;`);
   }
   return cases;
+}
+
+/** `svc users <verb> …`: its verbs, then each verb's options and their values. */
+function userLines(): string[] {
+  const verbs = Object.entries(USER_VERBS).map(([verb, spec]) => {
+    const names = spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
+    return `      ${JSON.stringify(verb)}) words=${quote([...names, "--help"])} ;;`;
+  });
+  return [
+    '  if [[ "${COMP_WORDS[1]}" == users ]]; then',
+    "    if [[ $COMP_CWORD -eq 2 ]]; then",
+    `      COMPREPLY=($(compgen -W ${quote(Object.keys(USER_VERBS))} -- "$cur")); return`,
+    "    fi",
+    '    case "$prev" in',
+    ...valueCases([USER_VERBS], "      "),
+    "    esac",
+    '    case "${COMP_WORDS[2]}" in',
+    ...verbs,
+    "    esac",
+    '    COMPREPLY=($(compgen -W "$words" -- "$cur")); return',
+    "  fi",
+  ];
 }
 
 function verbCases(): string[] {
@@ -54,6 +85,7 @@ export function bashCompletion(commands: readonly string[]): string {
     "  if [[ $COMP_CWORD -eq 1 ]]; then",
     `    COMPREPLY=($(compgen -W ${quote(commands)} -- "$cur")); return`,
     "  fi",
+    ...userLines(),
     '  [[ "${COMP_WORDS[1]}" == flags ]] || return',
     "  if [[ $COMP_CWORD -eq 2 ]]; then",
     `    COMPREPLY=($(compgen -W ${quote(verbs)} -- "$cur")); return`,
@@ -66,7 +98,7 @@ export function bashCompletion(commands: readonly string[]): string {
     `    verb="${ROLLOUT} \${COMP_WORDS[3]}"`,
     "  fi",
     '  case "$prev" in',
-    ...valueCases(),
+    ...valueCases([VERBS]),
     "  esac",
     '  case "$verb" in',
     ...verbCases(),

@@ -62,7 +62,7 @@ export type ParsedCommand =
   | { kind: "run"; request: VerbRequest; output: Output; connection: ConnectionOptions };
 
 /** Reads options (`--name value`, `--name=value`, `-x value`) against the verb's table. */
-function readOptions(specs: readonly OptionSpec[], args: readonly string[], errors: FieldError[]) {
+export function readOptions(specs: readonly OptionSpec[], args: readonly string[], errors: FieldError[]) {
   const values = new Map<string, string>();
   const lists = new Map<string, string[]>();
   const positional: string[] = [];

@@ -135,7 +135,7 @@ export const FLAGD_VERBS = {
 
 export const EXIT_CODES = "exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict";
 
-function optionLine(spec: OptionSpec): string {
+export function optionLine(spec: OptionSpec): string {
   const names = [spec.short, spec.name].filter((n) => n !== undefined).join(", ");
   const value = spec.value === undefined ? "" : ` ${spec.value}`;
   const choices = spec.choices === undefined ? "" : ` (${spec.choices.join("|")})`;
