@@ -31,7 +31,7 @@ describe.each(BACKENDS)("users on $name", (backend) => {
     expect(names).toEqual([...names].sort());
     expect(names).toContain(viewer.username);
     for (const user of users) {
-      expect(Object.keys(user).sort()).toEqual(["createdAt", "role", "username"]);
+      expect(Object.keys(user).sort()).toEqual(["createdAt", "grants", "role", "username"]);
       expect(Number.isNaN(Date.parse(user["createdAt"] as string))).toBe(false);
     }
     expect(reply.text).not.toMatch(/password|\$2[aby]\$/);
@@ -132,7 +132,7 @@ describe.each(BACKENDS)("users on $name", (backend) => {
     const put = (name: string, body: unknown) =>
       api.call("PUT", `/api/v1/users/${name}`, { token: admin, body });
     expect((await put(vi.username, {})).json).toEqual({
-      error: "must hold password, role or both: there is nothing to change",
+      error: "must hold password, role or grants: there is nothing to change",
     });
     expect((await put("nobody", { role: "viewer" })).status).toBe(404);
     expect((await put(vi.username, { role: "viewer", username: "x" })).json).toEqual({
@@ -165,6 +165,7 @@ describe.each(BACKENDS)("users on $name", (backend) => {
     expect((await api.call("GET", "/api/v1/auth/me", { token: own })).json).toEqual({
       username: "promoted",
       role: "admin",
+      grants: [],
     });
   });
 
@@ -207,7 +208,60 @@ describe.each(BACKENDS)("users on $name", (backend) => {
       expect((await api.call("GET", "/api/v1/auth/me", { token: own })).json).toEqual({
         username: "admin",
         role: "admin",
+        grants: [],
       });
+    });
+  });
+
+  it("stores grants (role none only with one), returns them, and lets only an admin set them", async () => {
+    const api = server();
+    const grants = [{ role: "editor", clusters: ["staging"], namespaces: ["shop", "shop-*"] }];
+    const create = (username: string, body: Record<string, unknown>, token = admin) =>
+      api.call("POST", "/api/v1/users", { token, body: { username, password: "long-enough", ...body } });
+    const created = await create("team-ed", { role: "none", grants });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toMatchObject({ username: "team-ed", role: "none", grants });
+    const own = await api.login("team-ed", "long-enough");
+    expect((await api.call("GET", "/api/v1/auth/me", { token: own })).json).toEqual({
+      username: "team-ed",
+      role: "none",
+      grants,
+    });
+    // A grants-only user lists only their own account; a global role lists everyone.
+    const listed = (await api.call("GET", "/api/v1/users", { token: own })).json as { username: string }[];
+    expect(listed.map((u) => u.username)).toEqual(["team-ed"]);
+    expect(await userNames(api)).toContain("admin");
+    // Refusals name the field and change nothing.
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ role: "none" }, /role: "none" needs at least one grant/],
+      [{ role: "none", grants: [] }, /role: "none" needs at least one grant/],
+      [{ role: "viewer", grants: [{ role: "owner" }] }, /grants\.0\.role/],
+      [{ role: "viewer", grants: [{ role: "viewer", namespaces: ["Shop"] }] }, /grants\.0\.namespaces\.0/],
+      [{ role: "viewer", grants: [{ role: "viewer", clusters: [] }] }, /grants\[0\]\.clusters/],
+    ];
+    for (const [body, message] of refusals) {
+      const reply = await create("refused-grants", body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect((reply.json as { error: string }).error).toMatch(message);
+    }
+    expect(await userNames(api)).not.toContain("refused-grants");
+    // Only an admin sets grants, also on their own account; removing the last grant of "none" is 400.
+    const self = await api.call("PUT", "/api/v1/users/team-ed", {
+      token: own,
+      body: { grants: [{ role: "admin" }] },
+    });
+    expect(self.status).toBe(403);
+    const emptied = await api.call("PUT", "/api/v1/users/team-ed", { token: admin, body: { grants: [] } });
+    expect(emptied.status).toBe(400);
+    const regranted = await api.call("PUT", "/api/v1/users/team-ed", {
+      token: admin,
+      body: { role: "viewer", grants: [] },
+    });
+    expect(regranted.status, regranted.text).toBe(200);
+    expect((await api.call("GET", "/api/v1/auth/me", { token: own })).json).toEqual({
+      username: "team-ed",
+      role: "viewer",
+      grants: [],
     });
   });
 

@@ -13,7 +13,56 @@ export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
 }
 
+/**
+ * How a route finds the cluster and namespace its role is needed in (scoped roles, grants.ts).
+ * The auth hook decides the first group from the path and query; the handlers of the second
+ * group call api/src/http/scope.ts (a 2xx answer without that check is refused, so a handler
+ * cannot forget it):
+ * - "none": public. "session": any signed-in user, about themselves or the API itself.
+ * - "global": the global role (users, cluster writes, webhooks: never a grant).
+ * - "flag": path namespace + `clusterId` query. "namespace-query": `clusterId` and `namespace`
+ *   queries (import, export). "cluster": path cluster id, any namespace of it. "workload": path
+ *   cluster id and namespace. "draft": no object at all (the role anywhere).
+ * Handler-checked:
+ * - "flag-body": the body's clusterId and namespace. "promote": the flag ("flag") and every
+ *   cluster of the waves. "plan", "plan-body": every cluster of the plan's waves, the flag's
+ *   namespace. "own-user": a global admin, or the user themselves (user-rules.ts).
+ * - Lists filtered to what the user may read: "flags-list", "plans-list", "clusters-list",
+ *   "cluster-filtered" (namespaces, workloads of a cluster the hook checked), "audit",
+ *   "users-list".
+ */
+export const HOOK_SCOPES = [
+  "none",
+  "session",
+  "global",
+  "flag",
+  "namespace-query",
+  "cluster",
+  "workload",
+  "draft",
+] as const;
+export const HANDLER_SCOPES = [
+  "flag-body",
+  "promote",
+  "plan",
+  "plan-body",
+  "own-user",
+  "flags-list",
+  "plans-list",
+  "clusters-list",
+  "cluster-filtered",
+  "audit",
+  "users-list",
+] as const;
+export type ScopeRule = (typeof HOOK_SCOPES)[number] | (typeof HANDLER_SCOPES)[number];
+
+export function handlerChecksScope(scope: ScopeRule): boolean {
+  return (HANDLER_SCOPES as readonly string[]).includes(scope);
+}
+
 export interface RouteRule {
+  /** Where the route's role is needed (see ScopeRule). */
+  scope: ScopeRule;
   /** "public": no token needed; otherwise the roles that may call the route. */
   access: "public" | readonly Role[];
   /** Set for the routes whose calls the audit log records (every mutating route). */
@@ -32,85 +81,167 @@ const ADMIN: readonly Role[] = ["admin"];
  * route (own password only, never a role).
  */
 export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
-  "GET /healthz": { access: "public" },
-  "GET /readyz": { access: "public" },
-  "GET /api/v1/openapi.json": { access: ANY_ROLE },
+  "GET /healthz": { scope: "none", access: "public" },
+  "GET /readyz": { scope: "none", access: "public" },
+  "GET /api/v1/openapi.json": { scope: "session", access: ANY_ROLE },
 
-  "POST /api/v1/auth/login": { access: "public", audit: { resource: "session", action: "login" } },
-  "POST /api/v1/auth/logout": { access: ANY_ROLE, audit: { resource: "session", action: "logout" } },
-  "GET /api/v1/auth/me": { access: ANY_ROLE },
-  "GET /api/v1/auth/methods": { access: "public" },
-  "GET /api/v1/auth/sso/login": { access: "public" },
+  "POST /api/v1/auth/login": {
+    scope: "none",
+    access: "public",
+    audit: { resource: "session", action: "login" },
+  },
+  "POST /api/v1/auth/logout": {
+    scope: "session",
+    access: ANY_ROLE,
+    audit: { resource: "session", action: "logout" },
+  },
+  "GET /api/v1/auth/me": { scope: "session", access: ANY_ROLE },
+  "GET /api/v1/auth/methods": { scope: "none", access: "public" },
+  "GET /api/v1/auth/sso/login": { scope: "none", access: "public" },
   // The one audited GET: the provider's redirect back is a sign-in (its handler records it).
-  "GET /api/v1/auth/sso/callback": { access: "public", audit: { resource: "session", action: "login" } },
+  "GET /api/v1/auth/sso/callback": {
+    scope: "none",
+    access: "public",
+    audit: { resource: "session", action: "login" },
+  },
   // Hands over, once, a session the callback already opened and recorded.
-  "POST /api/v1/auth/sso/session": { access: "public", readOnly: true },
+  "POST /api/v1/auth/sso/session": { scope: "none", access: "public", readOnly: true },
 
-  "GET /api/v1/users": { access: ANY_ROLE },
-  "POST /api/v1/users": { access: ADMIN, audit: { resource: "user", action: "create" } },
-  "PUT /api/v1/users/{username}": { access: ANY_ROLE, audit: { resource: "user", action: "update" } },
-  "DELETE /api/v1/users/{username}": { access: ADMIN, audit: { resource: "user", action: "delete" } },
+  "GET /api/v1/users": { scope: "users-list", access: ANY_ROLE },
+  "POST /api/v1/users": { scope: "global", access: ADMIN, audit: { resource: "user", action: "create" } },
+  "PUT /api/v1/users/{username}": {
+    scope: "own-user",
+    access: ANY_ROLE,
+    audit: { resource: "user", action: "update" },
+  },
+  "DELETE /api/v1/users/{username}": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "user", action: "delete" },
+  },
 
-  "GET /api/v1/audit": { access: ANY_ROLE },
+  "GET /api/v1/audit": { scope: "audit", access: ANY_ROLE },
 
-  "GET /api/v1/flags": { access: ANY_ROLE },
-  "POST /api/v1/flags": { access: WRITERS, audit: { resource: "flag", action: "create" } },
-  "GET /api/v1/flags/{namespace}/{name}": { access: ANY_ROLE },
-  "PUT /api/v1/flags/{namespace}/{name}": { access: WRITERS, audit: { resource: "flag", action: "update" } },
-  "DELETE /api/v1/flags/{namespace}/{name}": { access: ADMIN, audit: { resource: "flag", action: "delete" } },
-  "POST /api/v1/flags/{namespace}/{name}/evaluate": { access: ANY_ROLE, readOnly: true },
-  "POST /api/v1/flags/evaluate": { access: ANY_ROLE, readOnly: true },
-  "POST /api/v1/flags/import": { access: WRITERS, audit: { resource: "flag", action: "create" } },
-  "GET /api/v1/flags/export": { access: ANY_ROLE },
+  "GET /api/v1/flags": { scope: "flags-list", access: ANY_ROLE },
+  "POST /api/v1/flags": {
+    scope: "flag-body",
+    access: WRITERS,
+    audit: { resource: "flag", action: "create" },
+  },
+  "GET /api/v1/flags/{namespace}/{name}": { scope: "flag", access: ANY_ROLE },
+  "PUT /api/v1/flags/{namespace}/{name}": {
+    scope: "flag",
+    access: WRITERS,
+    audit: { resource: "flag", action: "update" },
+  },
+  "DELETE /api/v1/flags/{namespace}/{name}": {
+    scope: "flag",
+    access: ADMIN,
+    audit: { resource: "flag", action: "delete" },
+  },
+  "POST /api/v1/flags/{namespace}/{name}/evaluate": { scope: "flag", access: ANY_ROLE, readOnly: true },
+  "POST /api/v1/flags/evaluate": { scope: "draft", access: ANY_ROLE, readOnly: true },
+  "POST /api/v1/flags/import": {
+    scope: "namespace-query",
+    access: WRITERS,
+    audit: { resource: "flag", action: "create" },
+  },
+  "GET /api/v1/flags/export": { scope: "namespace-query", access: ANY_ROLE },
   "POST /api/v1/flags/{namespace}/{name}/toggle": {
+    scope: "flag",
     access: WRITERS,
     audit: { resource: "flag", action: "toggle" },
   },
 
   // FlagRollout plans (docs/api.md "Rollouts"): a change applied wave by wave across clusters.
-  "GET /api/v1/rollouts": { access: ANY_ROLE },
-  "POST /api/v1/rollouts": { access: WRITERS, audit: { resource: "rollout", action: "create" } },
-  "GET /api/v1/rollouts/{name}": { access: ANY_ROLE },
-  "DELETE /api/v1/rollouts/{name}": { access: WRITERS, audit: { resource: "rollout", action: "delete" } },
-  "POST /api/v1/rollouts/{name}/pause": { access: WRITERS, audit: { resource: "rollout", action: "pause" } },
+  "GET /api/v1/rollouts": { scope: "plans-list", access: ANY_ROLE },
+  "POST /api/v1/rollouts": {
+    scope: "plan-body",
+    access: WRITERS,
+    audit: { resource: "rollout", action: "create" },
+  },
+  "GET /api/v1/rollouts/{name}": { scope: "plan", access: ANY_ROLE },
+  "DELETE /api/v1/rollouts/{name}": {
+    scope: "plan",
+    access: WRITERS,
+    audit: { resource: "rollout", action: "delete" },
+  },
+  "POST /api/v1/rollouts/{name}/pause": {
+    scope: "plan",
+    access: WRITERS,
+    audit: { resource: "rollout", action: "pause" },
+  },
   "POST /api/v1/rollouts/{name}/resume": {
+    scope: "plan",
     access: WRITERS,
     audit: { resource: "rollout", action: "resume" },
   },
-  "POST /api/v1/rollouts/{name}/abort": { access: WRITERS, audit: { resource: "rollout", action: "abort" } },
+  "POST /api/v1/rollouts/{name}/abort": {
+    scope: "plan",
+    access: WRITERS,
+    audit: { resource: "rollout", action: "abort" },
+  },
   "POST /api/v1/rollouts/{name}/skip-bake": {
+    scope: "plan",
     access: WRITERS,
     audit: { resource: "rollout", action: "skip_bake" },
   },
   "POST /api/v1/rollouts/{name}/approve": {
+    scope: "plan",
     access: WRITERS,
     audit: { resource: "rollout", action: "approve" },
   },
   "POST /api/v1/rollouts/{name}/reject": {
+    scope: "plan",
     access: WRITERS,
     audit: { resource: "rollout", action: "reject" },
   },
   // A plan whose change is a flag's fields in one cluster (its source), for the waves given.
   "POST /api/v1/flags/{namespace}/{name}/promote": {
+    scope: "promote",
     access: WRITERS,
     audit: { resource: "rollout", action: "promote" },
   },
 
-  "GET /api/v1/clusters": { access: ANY_ROLE },
-  "POST /api/v1/clusters": { access: ADMIN, audit: { resource: "cluster", action: "create" } },
-  "GET /api/v1/clusters/{id}": { access: ANY_ROLE },
-  "DELETE /api/v1/clusters/{id}": { access: ADMIN, audit: { resource: "cluster", action: "delete" } },
-  "GET /api/v1/clusters/{id}/namespaces": { access: ANY_ROLE },
-  "GET /api/v1/clusters/{id}/workloads": { access: ANY_ROLE },
-  "GET /api/v1/clusters/{id}/workloads/{namespace}/{name}": { access: ANY_ROLE },
+  "GET /api/v1/clusters": { scope: "clusters-list", access: ANY_ROLE },
+  "POST /api/v1/clusters": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "cluster", action: "create" },
+  },
+  "GET /api/v1/clusters/{id}": { scope: "cluster", access: ANY_ROLE },
+  "DELETE /api/v1/clusters/{id}": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "cluster", action: "delete" },
+  },
+  "GET /api/v1/clusters/{id}/namespaces": { scope: "cluster-filtered", access: ANY_ROLE },
+  "GET /api/v1/clusters/{id}/workloads": { scope: "cluster-filtered", access: ANY_ROLE },
+  "GET /api/v1/clusters/{id}/workloads/{namespace}/{name}": { scope: "workload", access: ANY_ROLE },
 
-  "GET /api/v1/webhooks": { access: ADMIN },
-  "POST /api/v1/webhooks": { access: ADMIN, audit: { resource: "webhook", action: "create" } },
-  "GET /api/v1/webhooks/{id}": { access: ADMIN },
-  "PUT /api/v1/webhooks/{id}": { access: ADMIN, audit: { resource: "webhook", action: "update" } },
-  "DELETE /api/v1/webhooks/{id}": { access: ADMIN, audit: { resource: "webhook", action: "delete" } },
-  "POST /api/v1/webhooks/{id}/test": { access: ADMIN, audit: { resource: "webhook", action: "test" } },
-  "GET /api/v1/webhooks/{id}/deliveries": { access: ADMIN },
+  "GET /api/v1/webhooks": { scope: "global", access: ADMIN },
+  "POST /api/v1/webhooks": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "webhook", action: "create" },
+  },
+  "GET /api/v1/webhooks/{id}": { scope: "global", access: ADMIN },
+  "PUT /api/v1/webhooks/{id}": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "webhook", action: "update" },
+  },
+  "DELETE /api/v1/webhooks/{id}": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "webhook", action: "delete" },
+  },
+  "POST /api/v1/webhooks/{id}/test": {
+    scope: "global",
+    access: ADMIN,
+    audit: { resource: "webhook", action: "test" },
+  },
+  "GET /api/v1/webhooks/{id}/deliveries": { scope: "global", access: ADMIN },
 };
 
 /** The table key of a route: Fastify's ":param" segments become OpenAPI's "{param}". */
@@ -126,7 +257,7 @@ export function ruleFor(rules: Readonly<Record<string, RouteRule>>, key: string)
   const rule = rules[key];
   if (rule !== undefined || !key.startsWith("HEAD ")) return rule;
   const get = rules[`GET ${key.slice("HEAD ".length)}`];
-  return get === undefined ? undefined : { access: get.access };
+  return get === undefined ? undefined : { scope: get.scope, access: get.access };
 }
 
 export type AccessDecision =

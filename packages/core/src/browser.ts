@@ -5,7 +5,17 @@
  */
 export * from "./basics.ts";
 export * from "./names.ts";
-export { ROLES, ROUTE_RULES, isRole, routeKey, authorizeRoute, type Role } from "./access.ts";
+export {
+  ROLES,
+  ROUTE_RULES,
+  isRole,
+  routeKey,
+  authorizeRoute,
+  ruleFor,
+  type Role,
+  type RouteRule,
+  type ScopeRule,
+} from "./access.ts";
 export { AUDIT_RESOURCES, AUDIT_ACTIONS, type AuditResource, type AuditAction } from "./audit-vocabulary.ts";
 export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem, updatePermission } from "./user-rules.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flag-view.ts";
@@ -25,3 +35,4 @@ export type {
   Wave,
 } from "./flag-rollout.ts";
 export * from "./grants.ts";
+export * from "./route-scope.ts";

@@ -157,3 +157,18 @@ export function grantsProblem(grants: readonly Grant[]): string | undefined {
 export function restRole(role: Role | undefined): Role | typeof NO_GLOBAL_ROLE {
   return role ?? NO_GLOBAL_ROLE;
 }
+
+/** A user's access as a whole: "none" needs a grant, or the account could do nothing at all. */
+export function userAccessProblem(
+  role: Role | typeof NO_GLOBAL_ROLE,
+  grants: readonly Grant[],
+): string | undefined {
+  return role === NO_GLOBAL_ROLE && grants.length === 0
+    ? 'role: "none" needs at least one grant (grants); give a global role or grants'
+    : undefined;
+}
+
+/** The global role of a stored or REST role ("none": grants only). */
+export function globalRole(role: Role | typeof NO_GLOBAL_ROLE): Role | undefined {
+  return role === NO_GLOBAL_ROLE ? undefined : role;
+}

@@ -3,6 +3,10 @@
  * route-access table (access.ts), which lets every role reach PUT /api/v1/users/{username}.
  */
 import type { Role } from "./access.ts";
+import type { NO_GLOBAL_ROLE } from "./grants.ts";
+
+/** A user's REST role: a global role, or "none" for a user whose access is grants only. */
+export type UserRole = Role | typeof NO_GLOBAL_ROLE;
 
 /** DESIGN.md §4 Users: 1–63 characters, a letter or digit first. */
 export const USERNAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
@@ -20,7 +24,8 @@ export interface Refusal {
 
 export interface Actor {
   username: string;
-  role: Role;
+  /** The global role; undefined for a user whose access is grants only (grants.ts). */
+  role: Role | undefined;
 }
 
 /**
@@ -41,33 +46,35 @@ export function passwordProblem(password: string): string | undefined {
 export function updatePermission(
   actor: Actor,
   target: string,
-  change: { password?: unknown; role?: unknown },
+  change: { password?: unknown; role?: unknown; grants?: unknown },
 ): Refusal | undefined {
   if (actor.role === "admin") return undefined;
+  const role = actor.role ?? "none";
   if (target !== actor.username) {
-    return { status: 403, error: `role ${actor.role} may change only its own password` };
+    return { status: 403, error: `role ${role} may change only its own password` };
   }
-  if (change.role !== undefined) return { status: 403, error: `role ${actor.role} may not change roles` };
+  if (change.role !== undefined) return { status: 403, error: `role ${role} may not change roles` };
+  if (change.grants !== undefined) return { status: 403, error: `role ${role} may not change grants` };
   return undefined;
 }
 
 /** What an update body must hold beyond its schema: something to change, and no rename. */
 export function updateBodyProblem(
   target: string,
-  body: { password?: unknown; role?: unknown; username?: unknown },
+  body: { password?: unknown; role?: unknown; grants?: unknown; username?: unknown },
 ): string | undefined {
   if (body.username !== undefined && body.username !== target) {
     return "username: must match the path: users cannot be renamed";
   }
-  if (body.password === undefined && body.role === undefined) {
-    return "must hold password, role or both: there is nothing to change";
+  if (body.password === undefined && body.role === undefined && body.grants === undefined) {
+    return "must hold password, role or grants: there is nothing to change";
   }
   return undefined;
 }
 
 export interface StoredUserState {
   /** The target's current role, or undefined when no such user exists. */
-  targetRole: Role | undefined;
+  targetRole: UserRole | undefined;
   /** How many admins exist now. */
   adminCount: number;
 }
@@ -75,7 +82,7 @@ export interface StoredUserState {
 /** An update against the stored state: the user must exist and the last admin stays an admin. */
 export function updateDecision(
   target: string,
-  newRole: Role | undefined,
+  newRole: UserRole | undefined,
   state: StoredUserState,
 ): Refusal | undefined {
   if (state.targetRole === undefined) return { status: 404, error: `user ${target} not found` };

@@ -58,6 +58,7 @@ describe("authorizeRoute", () => {
 
   it("gives HEAD its GET route's access, and no audit", () => {
     expect(ruleFor(ROUTE_RULES, "HEAD /api/v1/users")).toEqual({
+      scope: "users-list",
       access: ROUTE_RULES["GET /api/v1/users"]?.access,
     });
     expect(authorizeRoute(ROUTE_RULES, "HEAD /healthz", undefined).outcome).toBe("allow");

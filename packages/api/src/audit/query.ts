@@ -1,3 +1,4 @@
+import type { AuditVisibility } from "@svc/core";
 import {
   AUDIT_ACTIONS,
   AUDIT_RESOURCES,
@@ -61,6 +62,8 @@ export interface AuditQuery {
   until?: string;
   limit: number;
   beforeId?: number;
+  /** What the caller may read (scoped roles); undefined or `all`: everything. */
+  visibility?: AuditVisibility;
 }
 
 function time(name: string, raw: string | undefined, errors: FieldError[]): string | undefined {

@@ -1,5 +1,5 @@
-import { describeErrors } from "@svc/core";
-import type { FastifyInstance } from "fastify";
+import { auditVisibility, describeErrors, type AuditVisibility } from "@svc/core";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import Negotiator from "negotiator";
 import Type from "typebox";
 import { auditCsv } from "./csv.ts";
@@ -7,9 +7,20 @@ import { AuditEvent } from "./event.ts";
 import { AUDIT_KEY, AuditQueryString, parseAuditQuery, type AuditKey } from "./query.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { markScopeChecked, principalOf } from "../http/scope.ts";
 import { ListOf, listPageJson, listPaging, sendList } from "../http/list-reply.ts";
 
 const AUDIT_MEDIA_TYPES = ["application/json", "text/csv"];
+
+/** What of the log the caller reads: all with a global role, else their grants' clusters (core decides). */
+function auditVisibilityOf(ctx: ApiContext, request: FastifyRequest): AuditVisibility {
+  const clusters = (ctx.clusters?.list() ?? []).map((c) => ({
+    id: c.id,
+    labels: c.connection?.metadata.labels ?? {},
+  }));
+  markScopeChecked(request);
+  return auditVisibility(principalOf(request), clusters);
+}
 
 /**
  * The representation an Accept header asks for, by its q-values and then its order (RFC 9110
@@ -36,8 +47,9 @@ export function auditRoutes(ctx: ApiContext) {
         },
       },
       async (request, reply) => {
-        const query = parseAuditQuery(request.query);
-        if (!query.ok) throw new HttpError(400, describeErrors(query.errors));
+        const parsed = parseAuditQuery(request.query);
+        if (!parsed.ok) throw new HttpError(400, describeErrors(parsed.errors));
+        const query = { ...parsed, value: { ...parsed.value, visibility: auditVisibilityOf(ctx, request) } };
         void reply.header("vary", "accept");
         const mediaType = auditMediaType(request.headers.accept);
         if (mediaType === undefined) {

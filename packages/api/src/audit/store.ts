@@ -1,3 +1,4 @@
+import { visibleEvents } from "./visibility.ts";
 import type { Page } from "@svc/core";
 import type { AuditKey, AuditQuery } from "./query.ts";
 import type { AuditEvent, NewAuditEvent } from "./event.ts";
@@ -89,6 +90,11 @@ export class AuditRepo {
       .$if(query.since !== undefined, (q) => q.where("timestamp", ">=", query.since ?? ""))
       .$if(query.until !== undefined, (q) => q.where("timestamp", "<", query.until ?? ""))
       .$if(query.beforeId !== undefined, (q) => q.where("id", "<", query.beforeId ?? 0))
+      .$if(query.visibility?.all === false, (q) =>
+        q.where((eb) =>
+          query.visibility?.all === false ? visibleEvents(eb, query.visibility) : eb.lit(true),
+        ),
+      )
       .$if(before !== undefined, (q) =>
         q.where((eb) =>
           eb(eb.refTuple("timestamp", "id"), "<", eb.tuple(before?.[0] ?? "", before?.[1] ?? 0)),

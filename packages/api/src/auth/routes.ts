@@ -1,4 +1,4 @@
-import { passwordLoginRefusal, passwordProblem, ROLES } from "@svc/core";
+import { GrantsSchema, passwordLoginRefusal, passwordProblem, restRole } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
@@ -7,6 +7,7 @@ import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
+import { UserRoleName } from "../users/schemas.ts";
 
 /** Lengths only bound the work a login can cause; a name that cannot exist just fails (401). */
 const LoginBody = Type.Object(
@@ -18,7 +19,8 @@ const LoginBody = Type.Object(
 );
 type LoginBody = Type.Static<typeof LoginBody>;
 
-const Me = Type.Object({ username: Type.String(), role: Type.Enum([...ROLES]) });
+/** The caller: global role ("none" when grants alone give access) and grants (docs/access.md). */
+export const Me = Type.Object({ username: Type.String(), role: UserRoleName, grants: GrantsSchema });
 
 const LoginResponse = Type.Object({
   token: Type.String({ description: "64 hex characters; send as 'Authorization: Bearer <token>'." }),
@@ -78,8 +80,12 @@ export function authRoutes(ctx: ApiContext) {
         ctx.throttle.recordSuccess(username, request.sourceIp);
         ctx.metrics.logins.inc({ outcome: "success" });
         const { token, session } = ctx.sessions.open(user.username, user.securityStamp);
-        request.actor = { username: user.username, role: user.role };
-        return { token, expiresAt: isoTime(session.expiresAt), user: request.actor };
+        request.actor = { username: user.username, role: user.role, grants: user.grants };
+        return {
+          token,
+          expiresAt: isoTime(session.expiresAt),
+          user: { ...request.actor, role: restRole(user.role) },
+        };
       },
     );
 
@@ -94,8 +100,9 @@ export function authRoutes(ctx: ApiContext) {
 
     app.get(
       "/api/v1/auth/me",
-      { schema: { summary: "The caller's username and role", response: { 200: Me } } },
-      (request) => request.actor,
+      { schema: { summary: "The caller's username, global role and grants", response: { 200: Me } } },
+      (request) =>
+        request.actor === undefined ? undefined : { ...request.actor, role: restRole(request.actor.role) },
     );
     done();
   };

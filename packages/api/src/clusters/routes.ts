@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
 import type { ApiContext } from "../context.ts";
+import { readFilter } from "../http/scope.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { knownCluster, registry } from "./reach.ts";
@@ -45,10 +46,14 @@ export function clusterRoutes(ctx: ApiContext) {
       {
         schema: { summary: "Every cluster, the local one first", response: { 200: Type.Array(ClusterView) } },
       },
-      () =>
-        registry(ctx)
+      (request) => {
+        // A user with grants only sees the clusters they hold a grant in.
+        const readable = readFilter(ctx, request);
+        return registry(ctx)
           .list()
-          .map((cluster) => clusterViewOf(ctx, cluster)),
+          .filter((cluster) => readable(cluster.id))
+          .map((cluster) => clusterViewOf(ctx, cluster));
+      },
     );
 
     app.post<{ Body: ClusterRegistrationBody }>(

@@ -13,6 +13,7 @@ import type { ConnectedCluster } from "@svc/kube";
 import Type from "typebox";
 import { ListOf, PAGING_QUERY, listPageJson, type ListPaging } from "../http/list-reply.ts";
 import { flagsJson, jsonArray } from "./list-json.ts";
+import { READ_ALL } from "../http/scope.ts";
 
 /** The query string of the flag list; `limit` and `continue` are checked by core's pager. */
 export const FlagListQuery = Type.Object(
@@ -63,11 +64,14 @@ export function flagListJson(
   clusters: readonly ConnectedCluster[],
   query: FlagListQuery,
   request: ListPaging,
+  readable: (clusterId: string, namespace: string) => boolean = READ_ALL,
 ): string {
-  const listed = clusters.map((cluster) => ({
-    cluster,
-    flags: filterFlags(cluster.flags.list(query.namespace), query, cluster.id),
-  }));
+  const listed = clusters.map((cluster) => {
+    const flags = filterFlags(cluster.flags.list(query.namespace), query, cluster.id);
+    // A scoped user's list holds the namespaces they may read (global roles keep the cached snapshot).
+    if (readable === READ_ALL) return { cluster, flags };
+    return { cluster, flags: flags.filter((flag) => readable(cluster.id, flag.metadata.namespace)) };
+  });
   if (!request.paged) return jsonArray(listed.map(({ cluster, flags }) => flagsJson(flags, cluster.id)));
   const page = pageGroups(
     listed,

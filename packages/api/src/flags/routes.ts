@@ -34,6 +34,7 @@ import { listPaging, sendList } from "../http/list-reply.ts";
 import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
+import { readFilter, requireScopes } from "../http/scope.ts";
 
 export const ClusterQuery = Type.Object(
   { clusterId: Type.String({ maxLength: 63, description: "The cluster that holds the flag." }) },
@@ -121,7 +122,9 @@ export function flagRoutes(ctx: ApiContext) {
         );
         const missing = clusters.filter((cluster) => !ready.includes(cluster)).map((cluster) => cluster.id);
         if (missing.length > 0) void reply.header("x-svc-unavailable-clusters", missing.join(","));
-        return sendList(request, reply, flagListJson(ready, request.query, paging));
+        const readable = readFilter(ctx, request);
+        const visible = ready.filter((cluster) => readable(cluster.id));
+        return sendList(request, reply, flagListJson(visible, request.query, paging, readable));
       },
     );
 
@@ -138,6 +141,7 @@ export function flagRoutes(ctx: ApiContext) {
       async (request, reply) => {
         const body = valid(validateFlagCreate(request.body));
         request.auditNote = { namespace: body.namespace, cluster: body.clusterId };
+        requireScopes(ctx, request, [{ clusterId: body.clusterId, namespace: body.namespace }]);
         const cluster = await readyCluster(ctx, body.clusterId, 400);
         const candidate = flagResource(body);
         if (cluster.namespaces.get("", body.namespace) === undefined) {

@@ -1,8 +1,9 @@
-import { authorizeRoute, ROUTE_RULES, routeKey, ruleFor } from "@svc/core";
+import { authorizePrincipal, handlerChecksScope, ROUTE_RULES, routeKey, ruleFor } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bearerToken } from "../auth/sessions.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "./errors.ts";
+import { hookScopes } from "./hook-scopes.ts";
 
 /** Resolves the caller of a request from its bearer token, or explains (401) why there is none. */
 async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<void> {
@@ -22,7 +23,7 @@ async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<v
     ctx.sessions.close(token);
     throw new HttpError(401, "session ended: the user was deleted or its password changed");
   }
-  request.actor = { username: user.username, role: user.role };
+  request.actor = { username: user.username, role: user.role, grants: user.grants };
   request.sessionToken = token;
 }
 
@@ -36,12 +37,16 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
   app.decorateRequest("sessionToken", undefined);
   app.decorateRequest("auditNote", undefined);
   app.decorateRequest("errorMessage", undefined);
+  app.decorateRequest("scopeChecked", false);
   app.decorateRequest("overrideReason", undefined);
 
   app.addHook("onRoute", (route) => {
     for (const method of [route.method].flat()) {
       const key = routeKey(method, route.url);
-      if (ruleFor(ROUTE_RULES, key) === undefined) throw new Error(`route ${key} has no row in ROUTE_RULES`);
+      const rule = ruleFor(ROUTE_RULES, key);
+      if (rule === undefined) throw new Error(`route ${key} has no row in ROUTE_RULES`);
+      // A row's scope says where its role is needed (core's ScopeRule); none is no decision at all.
+      if (typeof rule.scope !== "string") throw new Error(`route ${key} has no scope rule in ROUTE_RULES`);
     }
   });
 
@@ -52,9 +57,34 @@ export function installAuth(app: FastifyInstance, ctx: ApiContext): void {
     request.routeKey = key;
     if (ruleFor(ROUTE_RULES, key)?.access === "public") return;
     await authenticate(ctx, request);
-    const decision = authorizeRoute(ROUTE_RULES, key, request.actor?.role);
+    const decision = authorizePrincipal(ROUTE_RULES, key, request.actor);
     // authenticate() either set the actor or threw a 401: what is left to refuse is the role.
     if (decision.outcome !== "allow")
       throw new HttpError(403, "message" in decision ? decision.message : key);
+  });
+
+  // The scopes a path and query name (a flag, a namespace, a cluster) are decided once the query
+  // and params are validated, before the handler reads anything.
+  app.addHook("preHandler", (request, _reply, done) => {
+    const rule = request.routeKey === undefined ? undefined : ruleFor(ROUTE_RULES, request.routeKey);
+    try {
+      if (rule !== undefined && rule.access !== "public") hookScopes(ctx, request, rule.scope);
+      done();
+    } catch (error) {
+      done(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+
+  // A handler-scoped route must have checked or filtered by the caller's scope before answering
+  // 2xx: a handler that forgot answers 500 instead of data the caller may not see.
+  app.addHook("onSend", async (request, reply, payload) => {
+    const rule = request.routeKey === undefined ? undefined : ruleFor(ROUTE_RULES, request.routeKey);
+    if (rule === undefined || rule.access === "public" || reply.statusCode >= 300) return payload;
+    if (!handlerChecksScope(rule.scope) || request.scopeChecked) return payload;
+    request.log.error({ route: request.routeKey }, "a handler-scoped route answered without a scope check");
+    void reply.code(500).type("application/json");
+    return JSON.stringify({
+      error: `internal error: ${request.routeKey ?? "?"} did not check the caller's scope`,
+    });
   });
 }

@@ -1,4 +1,4 @@
-import type { Actor } from "@svc/core";
+import type { Principal } from "@svc/core";
 import type { WrittenFlag } from "../webhooks/events.ts";
 
 /** What the auth and audit hooks learn about a request, for the handlers and for each other. */
@@ -6,8 +6,10 @@ declare module "fastify" {
   interface FastifyRequest {
     /** "METHOD /path/{param}": the request's row in core's ROUTE_RULES. */
     routeKey: string | undefined;
-    /** The authenticated caller (or, for a login, the user who just logged in). */
-    actor: Actor | undefined;
+    /** The authenticated caller, with their grants (or, for a login, the user who just logged in). */
+    actor: Principal | undefined;
+    /** Set once a handler of a handler-scoped route checked or filtered by the caller's scope (http/scope.ts). */
+    scopeChecked: boolean;
     /** The bearer token of an authenticated request. */
     sessionToken: string | undefined;
     /** Set by handlers: what the audit event records beyond what the hook derives. */

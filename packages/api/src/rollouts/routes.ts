@@ -9,6 +9,7 @@ import { existingFlag, FlagParams } from "../flags/routes.ts";
 import { HttpError } from "../http/errors.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { isoTime } from "../time.ts";
+import { readFilter, requireScopes } from "../http/scope.ts";
 import { checkedPlan, registeredPlanClusters } from "./checks.ts";
 import {
   actionPatch,
@@ -68,7 +69,16 @@ function auditFields(spec: FlagRolloutSpec): Record<string, unknown> {
   return { flag: `${flag.namespace}/${flag.name}`, ...rest };
 }
 
-/** The audit event of a request on an existing plan: the plan, its flag's namespace, its clusters. */
+/** Every cluster of a plan's waves, each in its flag's namespace: where a plan's role is needed. */
+function planScopes(ctx: ApiContext, plan: Plan): { clusterId: string; namespace: string }[] {
+  const ids = planClusterIds(plan, registeredPlanClusters(ctx));
+  return ids.map((clusterId) => ({ clusterId, namespace: plan.spec.flag.namespace }));
+}
+
+/**
+ * The audit event of a request on an existing plan (the plan, its flag's namespace, its
+ * clusters), once the caller's role in every cluster of the plan is checked (403 otherwise).
+ */
 function notePlan(ctx: ApiContext, request: FastifyRequest, plan: Plan): void {
   request.auditNote = {
     ...request.auditNote,
@@ -76,6 +86,7 @@ function notePlan(ctx: ApiContext, request: FastifyRequest, plan: Plan): void {
     namespace: plan.spec.flag.namespace,
     cluster: auditClusters(planClusterIds(plan, registeredPlanClusters(ctx))),
   };
+  requireScopes(ctx, request, planScopes(ctx, plan));
 }
 
 /**
@@ -92,6 +103,11 @@ async function createChecked(
   request.auditNote = { ...request.auditNote, resourceName: name, namespace: input.spec.flag.namespace };
   const { spec, clusters } = await checkedPlan(ctx, input.spec);
   request.auditNote.cluster = auditClusters(clusters);
+  requireScopes(
+    ctx,
+    request,
+    clusters.map((clusterId) => ({ clusterId, namespace: spec.flag.namespace })),
+  );
   const store = planStore(ctx);
   refuse(creationConflict(name, spec.flag, await listPlans(store)));
   const created = await createPlan(store, planManifest(store, name, actorOf(request).username, spec));
@@ -127,7 +143,12 @@ export function rolloutRoutes(ctx: ApiContext) {
       async (request, reply) => {
         const paging = listPaging("rollouts", request.query, ROLLOUT_KEY);
         const plans = await listPlans(planStore(ctx));
-        return sendList(request, reply, rolloutListJson(plans, request.query, paging));
+        // A plan is listed to those who may read every cluster it changes (as GET of it).
+        const readable = readFilter(ctx, request);
+        const visible = plans.filter((plan) =>
+          planScopes(ctx, plan).every((s) => readable(s.clusterId, s.namespace)),
+        );
+        return sendList(request, reply, rolloutListJson(visible, request.query, paging));
       },
     );
 
@@ -179,7 +200,11 @@ export function rolloutRoutes(ctx: ApiContext) {
     app.get<{ Params: Params }>(
       "/api/v1/rollouts/:name",
       { schema: { summary: "One plan", params: RolloutParams, response: { 200: RolloutView } } },
-      async (request) => rolloutView(await readPlan(planStore(ctx), request.params.name)),
+      async (request) => {
+        const plan = await readPlan(planStore(ctx), request.params.name);
+        requireScopes(ctx, request, planScopes(ctx, plan));
+        return rolloutView(plan);
+      },
     );
 
     app.delete<{ Params: Params }>(

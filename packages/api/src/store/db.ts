@@ -23,6 +23,8 @@ export interface UsersTable {
   updated_at: string;
   /** `issuer subject` of a single sign-on user (who has no password); null for a password user. */
   sso_identity: string | null;
+  /** The user's grants (core's Grant[]) as JSON; "[]" for a user with a global role only. */
+  grants: string;
 }
 
 export interface AuditEventsTable {

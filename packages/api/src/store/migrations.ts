@@ -135,5 +135,14 @@ export function migrationsFor(kind: DatabaseConfig["kind"]): Record<string, Migr
           .execute();
       },
     },
+    // Scoped roles (docs/access.md): a user's grants as JSON; role "none" when grants alone give access.
+    "0008_users_grants": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .alterTable("users")
+          .addColumn("grants", "text", (c) => c.notNull().defaultTo(sql`'[]'`))
+          .execute();
+      },
+    },
   };
 }

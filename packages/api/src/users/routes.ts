@@ -6,6 +6,11 @@ import {
   updateBodyProblem,
   updateDecision,
   updatePermission,
+  restRole,
+  userAccessProblem,
+  validateGrants,
+  describeErrors,
+  type Grant,
   type Actor,
   type Refusal,
   type SessionsEnded,
@@ -27,9 +32,18 @@ import {
   type UpdateUserBody as UpdateUser,
 } from "./schemas.ts";
 import { MessageBody } from "../http/schemas.ts";
+import { markScopeChecked } from "../http/scope.ts";
 
 function refuse(refusal: Refusal | undefined): void {
   if (refusal !== undefined) throw new HttpError(refusal.status, refusal.error);
+}
+
+/** The grants' rules beyond their schema, and "none" only with a grant (400 naming the field). */
+function checkAccess(role: CreateUser["role"], grants: readonly Grant[]): void {
+  const checked = validateGrants(grants);
+  if (!checked.ok) throw new HttpError(400, describeErrors(checked.errors));
+  const problem = userAccessProblem(role, grants);
+  if (problem !== undefined) throw new HttpError(400, problem);
 }
 
 function checkPassword(password: string | undefined): void {
@@ -62,14 +76,22 @@ export function userRoutes(ctx: ApiContext) {
     app.get(
       "/api/v1/users",
       { schema: { summary: "Every user, by username", response: { 200: Type.Array(UserView) } } },
-      () => ctx.users.list(),
+      async (request) => {
+        const actor = actorOf(request);
+        const users = await ctx.users.list();
+        markScopeChecked(request);
+        // SPEC.md: every role lists users. A user with grants only sees their own account:
+        // the list of everyone's access is not theirs to read (docs/access.md).
+        return actor.role === undefined ? users.filter((u) => u.username === actor.username) : users;
+      },
     );
 
     app.post<{ Body: CreateUser }>(
       "/api/v1/users",
       { schema: { summary: "Create a user (admin)", body: CreateUserBody, response: { 201: UserView } } },
       async (request, reply) => {
-        const { username, password, role } = request.body;
+        const { username, password, role, grants = [] } = request.body;
+        checkAccess(role, grants);
         checkPassword(password);
         // A cheap early answer; the primary key still decides between concurrent creations.
         if ((await ctx.users.find(username)) !== undefined) {
@@ -77,11 +99,14 @@ export function userRoutes(ctx: ApiContext) {
         }
         const passwordHash = await ctx.hashing.hash(password);
         const createdAt = isoTime(ctx.now());
-        request.auditNote = { resourceName: username, details: changedFields({}, { username, role }) };
+        request.auditNote = {
+          resourceName: username,
+          details: changedFields({}, { username, role, ...(grants.length === 0 ? {} : { grants }) }),
+        };
         try {
           await ctx.users.withUserState(username, async (state, writer) => {
             if (state.target !== undefined) throw new HttpError(409, `user ${username} already exists`);
-            await writer.insert({ role, passwordHash }, createdAt);
+            await writer.insert({ role, grants, passwordHash }, createdAt);
             await writer.audit(changeAuditEvent(request, 201, ctx.now()));
           });
         } catch (error) {
@@ -90,7 +115,7 @@ export function userRoutes(ctx: ApiContext) {
           throw error;
         }
         request.auditRecorded = true;
-        return reply.code(201).send({ username, role, createdAt });
+        return reply.code(201).send({ username, role, createdAt, grants });
       },
     );
 
@@ -107,26 +132,31 @@ export function userRoutes(ctx: ApiContext) {
       async (request) => {
         const actor = actorOf(request);
         const target = request.params.username;
-        const { password, role } = request.body;
+        const { password, role, grants } = request.body;
         const bodyProblem = updateBodyProblem(target, request.body);
         if (bodyProblem !== undefined) throw new HttpError(400, bodyProblem);
         refuse(updatePermission(actor, target, request.body));
+        markScopeChecked(request);
         checkPassword(password);
         const passwordHash = password === undefined ? undefined : await ctx.hashing.hash(password);
         const stamp = await ctx.users.withUserState(target, async (state, writer) => {
-          refuse(
-            updateDecision(target, role, { targetRole: state.target?.role, adminCount: state.adminCount }),
-          );
+          const before = state.target === undefined ? undefined : restRole(state.target.role);
+          refuse(updateDecision(target, role, { targetRole: before, adminCount: state.adminCount }));
+          if (state.target !== undefined)
+            checkAccess(role ?? restRole(state.target.role), grants ?? state.target.grants);
           refuse(passwordChangeRefusal(target, password !== undefined, state.target?.ssoIdentity));
           const securityStamp = await writer.update(
             {
               ...(role === undefined ? {} : { role }),
+              ...(grants === undefined ? {} : { grants }),
               ...(passwordHash === undefined ? {} : { passwordHash }),
             },
             isoTime(ctx.now()),
           );
-          const before = state.target?.role;
-          const diff = changedFields({ role: before }, { role: role ?? before });
+          const diff = changedFields(
+            { role: before, grants: state.target?.grants },
+            { role: role ?? before, grants: grants ?? state.target?.grants },
+          );
           request.auditNote = {
             details: { ...diff, ...(password === undefined ? {} : { passwordChanged: true }) },
           };
@@ -159,7 +189,10 @@ export function userRoutes(ctx: ApiContext) {
         const target = request.params.username;
         await ctx.users.withUserState(target, async (state, writer) => {
           refuse(
-            deleteDecision(actor, target, { targetRole: state.target?.role, adminCount: state.adminCount }),
+            deleteDecision(actor, target, {
+              targetRole: state.target === undefined ? undefined : restRole(state.target.role),
+              adminCount: state.adminCount,
+            }),
           );
           await writer.delete();
           request.auditNote = { details: changedFields({ username: target, role: state.target?.role }, {}) };

@@ -1,4 +1,12 @@
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES, ROLES, USERNAME_MAX, USERNAME_PATTERN } from "@svc/core";
+import {
+  GrantsSchema,
+  NO_GLOBAL_ROLE,
+  PASSWORD_MAX_BYTES,
+  PASSWORD_MIN_BYTES,
+  ROLES,
+  USERNAME_MAX,
+  USERNAME_PATTERN,
+} from "@svc/core";
 import Type from "typebox";
 
 export const Username = Type.String({
@@ -18,8 +26,14 @@ export const Password = Type.String({
 
 export const RoleName = Type.Enum([...ROLES], { description: "admin, editor or viewer." });
 
+/** A user's global role, or "none" when grants alone give access (docs/access.md). */
+export const UserRoleName = Type.Enum([...ROLES, NO_GLOBAL_ROLE], {
+  description:
+    'The global role: admin, editor or viewer; "none" (with at least one grant) for scoped access only.',
+});
+
 export const CreateUserBody = Type.Object(
-  { username: Username, password: Password, role: RoleName },
+  { username: Username, password: Password, role: UserRoleName, grants: Type.Optional(GrantsSchema) },
   { additionalProperties: false },
 );
 export type CreateUserBody = Type.Static<typeof CreateUserBody>;
@@ -31,7 +45,8 @@ export type CreateUserBody = Type.Static<typeof CreateUserBody>;
 export const UpdateUserBody = Type.Object(
   {
     password: Type.Optional(Password),
-    role: Type.Optional(RoleName),
+    role: Type.Optional(UserRoleName),
+    grants: Type.Optional(GrantsSchema),
     username: Type.Optional(Type.String({ maxLength: 1024, description: "Read-only: must match the path." })),
     createdAt: Type.Optional(Type.String({ maxLength: 64, description: "Read-only: ignored." })),
   },
@@ -48,7 +63,8 @@ export const UsernameParams = Type.Object(
 
 export const UserView = Type.Object({
   username: Type.String(),
-  role: RoleName,
+  role: UserRoleName,
   createdAt: Type.String({ format: "date-time" }),
+  grants: GrantsSchema,
 });
 export type UserView = Type.Static<typeof UserView>;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isRole, type Role } from "@svc/core";
+import { isRole, NO_GLOBAL_ROLE, restRole, validateGrants, type Grant, type Role } from "@svc/core";
 import type { CompiledQuery, Transaction } from "kysely";
 import type { NewAuditEvent } from "../audit/event.ts";
 import { insertAuditEvent } from "../audit/store.ts";
@@ -8,7 +8,9 @@ import type { Store, Tables, UsersTable } from "../store/db.ts";
 
 export interface StoredUser {
   username: string;
-  role: Role;
+  /** The global role; undefined when the user's grants alone give access (REST role "none"). */
+  role: Role | undefined;
+  grants: Grant[];
   passwordHash: string;
   securityStamp: string;
   createdAt: string;
@@ -20,12 +22,32 @@ export function newSecurityStamp(): string {
   return randomBytes(16).toString("hex");
 }
 
-function toStoredUser(row: Tables["users"]): StoredUser {
-  // The column only ever receives a Role; anything else means the database was edited by hand.
+/** The column only ever receives what the API checked; anything else was edited by hand. */
+function storedRole(row: { username: string; role: string }): Role | undefined {
+  if (row.role === NO_GLOBAL_ROLE) return undefined;
   if (!isRole(row.role)) throw new Error(`user ${row.username} has an unknown role ${row.role}`);
+  return row.role;
+}
+
+/** Grants are read on every request: each distinct JSON is checked once (a bounded cache). */
+const checkedGrants = new Map<string, Grant[]>();
+const CHECKED_GRANTS_MAX = 1000;
+
+function storedGrants(row: { username: string; grants: string }): Grant[] {
+  const known = checkedGrants.get(row.grants);
+  if (known !== undefined) return known;
+  const grants = validateGrants(JSON.parse(row.grants) as unknown);
+  if (!grants.ok) throw new Error(`user ${row.username} has invalid grants in the database`);
+  if (checkedGrants.size >= CHECKED_GRANTS_MAX) checkedGrants.clear();
+  checkedGrants.set(row.grants, grants.value);
+  return grants.value;
+}
+
+function toStoredUser(row: Tables["users"]): StoredUser {
   return {
     username: row.username,
-    role: row.role,
+    role: storedRole(row),
+    grants: storedGrants(row),
     passwordHash: row.password_hash,
     securityStamp: row.security_stamp,
     createdAt: row.created_at,
@@ -67,10 +89,15 @@ export class UsersRepo {
   async list(): Promise<UserView[]> {
     const rows = await this.#store.db
       .selectFrom("users")
-      .select(["username", "role", "created_at"])
+      .select(["username", "role", "created_at", "grants"])
       .orderBy("username")
       .execute();
-    return rows.map((r) => ({ username: r.username, role: r.role as Role, createdAt: r.created_at }));
+    return rows.map((r) => ({
+      username: r.username,
+      role: restRole(storedRole(r)),
+      createdAt: r.created_at,
+      grants: storedGrants(r),
+    }));
   }
 
   /**
@@ -115,13 +142,17 @@ export class UserWriter {
   }
 
   /** Applies the supplied changes; a new password renews the security stamp, which it returns. */
-  async update(change: { role?: Role; passwordHash?: string }, now: string): Promise<string | undefined> {
+  async update(
+    change: { role?: Role | typeof NO_GLOBAL_ROLE; grants?: readonly Grant[]; passwordHash?: string },
+    now: string,
+  ): Promise<string | undefined> {
     const securityStamp = change.passwordHash === undefined ? undefined : newSecurityStamp();
     await this.#tx
       .updateTable("users")
       .set({
         updated_at: now,
         ...(change.role === undefined ? {} : { role: change.role }),
+        ...(change.grants === undefined ? {} : { grants: JSON.stringify(change.grants) }),
         ...(change.passwordHash === undefined ? {} : { password_hash: change.passwordHash }),
         ...(securityStamp === undefined ? {} : { security_stamp: securityStamp }),
       })
@@ -140,7 +171,15 @@ export class UserWriter {
   }
 
   /** A single sign-on user has an identity and an empty password hash, which no password matches. */
-  async insert(user: { role: Role; passwordHash: string; ssoIdentity?: string }, now: string): Promise<void> {
+  async insert(
+    user: {
+      role: Role | typeof NO_GLOBAL_ROLE;
+      grants?: readonly Grant[];
+      passwordHash: string;
+      ssoIdentity?: string;
+    },
+    now: string,
+  ): Promise<void> {
     await this.#tx
       .insertInto("users")
       .values({
@@ -151,6 +190,7 @@ export class UserWriter {
         created_at: now,
         updated_at: now,
         sso_identity: user.ssoIdentity ?? null,
+        grants: JSON.stringify(user.grants ?? []),
       })
       .execute();
   }

@@ -16,6 +16,7 @@ import { listPaging, sendList } from "../http/list-reply.ts";
 import { WORKLOAD_KEY, WorkloadList, WorkloadListQuery, workloadListJson } from "./list.ts";
 import { envReader } from "./literal-values.ts";
 import { workloadsOf } from "./read.ts";
+import { readFilter } from "../http/scope.ts";
 
 const ClusterParams = Type.Object({ id: Type.String({ maxLength: 63 }) }, { additionalProperties: false });
 const WorkloadParams = Type.Object(
@@ -50,7 +51,8 @@ export function workloadRoutes(ctx: ApiContext) {
       },
       async (request) => {
         const cluster = await readyCluster(ctx, request.params.id);
-        return namespacesOf(ctx, cluster);
+        const readable = readFilter(ctx, request);
+        return namespacesOf(ctx, cluster).filter((namespace) => readable(cluster.id, namespace));
       },
     );
 
@@ -75,7 +77,10 @@ export function workloadRoutes(ctx: ApiContext) {
           WORKLOAD_KEY,
         );
         const cluster = await readyCluster(ctx, request.params.id);
-        const visible = new Set(namespacesOf(ctx, cluster));
+        const readable = readFilter(ctx, request);
+        const visible = new Set(
+          namespacesOf(ctx, cluster).filter((namespace) => readable(cluster.id, namespace)),
+        );
         return sendList(
           request,
           reply,
