@@ -11,6 +11,8 @@ export interface TestAccount {
   id: string;
   preferred_username: string;
   email: string;
+  /** Whether the provider vouches for the e-mail address (OpenID Connect's email_verified). */
+  email_verified: boolean;
   groups: string[];
 }
 
@@ -19,9 +21,32 @@ export const SSO_ACCOUNTS = {
     id: "jane",
     preferred_username: "jane",
     email: "jane@example.com",
+    email_verified: true,
     groups: ["flags-editors", "staff"],
   },
-  unmapped: { id: "sam", preferred_username: "sam", email: "sam@example.com", groups: ["staff"] },
+  unmapped: {
+    id: "sam",
+    preferred_username: "sam",
+    email: "sam@example.com",
+    email_verified: true,
+    groups: ["staff"],
+  },
+  /** An address the provider did not verify: anyone could have typed it. */
+  unverified: {
+    id: "una",
+    preferred_username: "una",
+    email: "jane@example.com",
+    email_verified: false,
+    groups: ["flags-editors"],
+  },
+  /** A viewer by group whose groups the tests change (setGroups). */
+  changing: {
+    id: "kim",
+    preferred_username: "kim",
+    email: "kim@example.com",
+    email_verified: true,
+    groups: ["flags-viewers"],
+  },
 } as const satisfies Record<string, TestAccount>;
 
 export const SSO_CLIENT = { id: "svc", secret: "svc-test-client-secret" } as const;
@@ -31,6 +56,8 @@ export const SSO_ROLES = { admin: ["flags-admins"], editor: ["flags-editors"], v
 
 export interface TestOidcProvider {
   issuer: string;
+  /** Changes an account's groups for its next sign-in (a directory change at the provider). */
+  setGroups: (id: string, groups: string[]) => void;
   close: () => Promise<void>;
 }
 
@@ -64,7 +91,7 @@ export async function startOidcProvider(
     claims: {
       openid: ["sub"],
       profile: ["preferred_username"],
-      email: ["email"],
+      email: ["email", "email_verified"],
       groups: ["groups"],
     },
     conformIdTokenClaims: claimsIn === "userinfo",
@@ -77,6 +104,7 @@ export async function startOidcProvider(
           sub: id,
           preferred_username: account.preferred_username,
           email: account.email,
+          email_verified: account.email_verified,
           groups: account.groups,
         }),
       };
@@ -102,6 +130,11 @@ export async function startOidcProvider(
   });
   return {
     issuer,
+    setGroups: (id, groups) => {
+      const account = accounts.get(id);
+      if (account === undefined) throw new Error(`no test account ${id}`);
+      accounts.set(id, { ...account, groups });
+    },
     close: () =>
       new Promise((resolve, reject) => {
         server.closeAllConnections();

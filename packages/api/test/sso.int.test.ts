@@ -112,16 +112,16 @@ describe.each(BACKENDS)("single sign-on on $name", (backend) => {
     expect(`${back.landing.origin}${back.landing.pathname}`).toBe(`${api.url}/sso`);
     const code = back.fragment.get("code") ?? "";
     expect(code).not.toBe("");
-    expect(browser.cookies.has("svc_sso")).toBe(false);
 
-    const handoff = await api.call("POST", "/api/v1/auth/sso/session", { body: { code } });
+    const handoff = await browser.redeem(api.url, code);
     expect(handoff.status).toBe(200);
-    const session = handoff.json as { token: string; user: unknown };
+    const session = handoff.json as { token: string; user: { username: string; role: string } };
     expect(session.token).toMatch(/^[0-9a-f]{64}$/);
-    expect(session.user).toEqual({ username: "jane", role: "editor" });
+    expect(session.user).toMatchObject({ username: "jane", role: "editor" });
     expect((await api.call("GET", "/api/v1/auth/me", { token: session.token })).json).toEqual(session.user);
-    // The code is good once.
-    expect((await api.call("POST", "/api/v1/auth/sso/session", { body: { code } })).status).toBe(400);
+    // The browser's binding is spent with the code, and the code is good once.
+    expect(browser.cookies.has("svc_sso")).toBe(false);
+    expect((await browser.redeem(api.url, code)).status).toBe(400);
 
     const [event] = await sessionEvents();
     expect(event).toMatchObject({
@@ -135,6 +135,52 @@ describe.each(BACKENDS)("single sign-on on $name", (backend) => {
     expect(log).not.toContain(session.token);
     expect(log).not.toContain(code);
     expect(log).not.toContain(url.searchParams.get("code"));
+  });
+
+  /** A whole sign-in as `account` in a browser of its own: the session's user. */
+  async function signIn(account: { id: string }): Promise<unknown> {
+    const { browser, url } = await toCallback(account);
+    const code = (await browser.callback(url)).fragment.get("code") ?? "";
+    const handoff = await browser.redeem(api.url, code);
+    expect(handoff.status).toBe(200);
+    return (handoff.json as { user: unknown }).user;
+  }
+
+  it("refuses a sign-in's code in any browser but the one that started it (login CSRF)", async () => {
+    // The attacker signs in as themselves and stops before their own /sso page…
+    const attacker = await toCallback(SSO_ACCOUNTS.editor);
+    const code = (await attacker.browser.callback(attacker.url)).fragment.get("code") ?? "";
+    expect(code).not.toBe("");
+    // …and sends the victim /sso#code=…: the victim's browser has no binding, or its own.
+    const victim = new SsoBrowser();
+    const refused = await victim.redeem(api.url, code);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({
+      error: "unknown, used or expired sign-in code, or one started in another browser: sign in again",
+    });
+    const own = await toCallback(SSO_ACCOUNTS.unmapped, victim);
+    expect(victim.cookies.has("svc_sso")).toBe(true);
+    const second = await toCallback(SSO_ACCOUNTS.editor);
+    const code2 = (await second.browser.callback(second.url)).fragment.get("code") ?? "";
+    expect((await own.browser.redeem(api.url, code2)).status).toBe(400);
+    // Without any cookie (a script elsewhere) as well; the code is then spent.
+    const third = await toCallback(SSO_ACCOUNTS.editor);
+    const code3 = (await third.browser.callback(third.url)).fragment.get("code") ?? "";
+    expect((await api.call("POST", "/api/v1/auth/sso/session", { body: { code: code3 } })).status).toBe(400);
+    expect((await third.browser.redeem(api.url, code3)).status).toBe(400);
+  });
+
+  it("keeps an admin's role change of an SSO user when no group maps, and applies a group that does", async () => {
+    provider.setGroups(SSO_ACCOUNTS.changing.id, ["flags-viewers"]);
+    expect(await signIn(SSO_ACCOUNTS.changing)).toMatchObject({ username: "kim", role: "viewer" });
+    // The provider no longer puts kim in a mapped group; an admin makes kim an editor.
+    provider.setGroups(SSO_ACCOUNTS.changing.id, ["staff"]);
+    const put = await api.call("PUT", "/api/v1/users/kim", { token: adminToken, body: { role: "editor" } });
+    expect(put.status).toBe(200);
+    expect(await signIn(SSO_ACCOUNTS.changing)).toMatchObject({ username: "kim", role: "editor" });
+    // A mapped group says otherwise: it applies.
+    provider.setGroups(SSO_ACCOUNTS.changing.id, ["flags-viewers"]);
+    expect(await signIn(SSO_ACCOUNTS.changing)).toMatchObject({ username: "kim", role: "viewer" });
   });
 
   it("refuses a user whose groups map to no role, creating nobody", async () => {
@@ -232,6 +278,38 @@ describe.each(BACKENDS)("single sign-on on $name", (backend) => {
   });
 });
 
+describe("single sign-on with usernames from e-mail addresses", () => {
+  it("takes a username only from a verified address", async () => {
+    const port = await freePort();
+    const callbackUrl = callbackOf(port);
+    const own = await startOidcProvider([callbackUrl]);
+    const sqlite = BACKENDS.find((backend) => backend.name === "sqlite");
+    if (sqlite === undefined) throw new Error("no SQLite backend");
+    const { database, remove } = await sqlite.open();
+    const base = ssoApiConfig(database, port, own.issuer);
+    const sso = base.sso === undefined ? undefined : { ...base.sso, usernameClaim: "email" };
+    const api = await TestApi.start({ ...base, sso });
+    try {
+      const signIn = async (id: string) => {
+        const browser = new SsoBrowser();
+        const url = await browser.signInAtProvider(`${api.url}/api/v1/auth/sso/login`, id, callbackUrl);
+        return { browser, back: await browser.callback(url) };
+      };
+      // Una typed jane's address at the provider, which did not verify it.
+      const una = await signIn(SSO_ACCOUNTS.unverified.id);
+      expect(Object.fromEntries(una.back.fragment)).toEqual({ error: "no-username" });
+      const jane = await signIn(SSO_ACCOUNTS.editor.id);
+      const code = jane.back.fragment.get("code") ?? "";
+      const handoff = await jane.browser.redeem(api.url, code);
+      expect(handoff.json).toMatchObject({ user: { username: "jane-example.com", role: "editor" } });
+    } finally {
+      await api.close();
+      await own.close();
+      await remove();
+    }
+  });
+});
+
 describe("single sign-on with a provider that keeps the scopes' claims out of the ID token", () => {
   it("reads the username and groups from UserInfo", async () => {
     const port = await freePort();
@@ -251,7 +329,7 @@ describe("single sign-on with a provider that keeps the scopes' claims out of th
       const back = await browser.callback(url);
       const code = back.fragment.get("code") ?? "";
       expect(Object.fromEntries(back.fragment)).toEqual({ code });
-      const handoff = await api.call("POST", "/api/v1/auth/sso/session", { body: { code } });
+      const handoff = await browser.redeem(api.url, code);
       expect(handoff.json).toMatchObject({ user: { username: "jane", role: "editor" } });
     } finally {
       await api.close();

@@ -43,6 +43,26 @@ export function usernameFromClaim(value: unknown): string | undefined {
   return USERNAME.test(username) ? username : undefined;
 }
 
+/**
+ * Whether `claims` vouch for their e-mail address (OpenID Connect's email_verified; some providers
+ * send it as the string "true"): an address a user merely typed at the provider could be anyone's.
+ */
+export function emailVerified(claims: Readonly<Record<string, unknown>>): boolean {
+  return claims["email_verified"] === true || claims["email_verified"] === "true";
+}
+
+/**
+ * The username a sign-in's claims make: from `usernameClaim`, and from an e-mail address only
+ * when the provider verified it. Undefined when there is none to take.
+ */
+export function ssoUsername(
+  claims: Readonly<Record<string, unknown>>,
+  usernameClaim: string,
+): string | undefined {
+  if (usernameClaim === "email" && !emailVerified(claims)) return undefined;
+  return usernameFromClaim(claims[usernameClaim]);
+}
+
 /** The only user who may still log in with a password when password login is turned off. */
 export const BREAK_GLASS_USER = "admin";
 
@@ -74,18 +94,22 @@ export type SsoSignIn =
   | { outcome: "refuse"; reason: SsoRefusalReason; username: string | undefined; message: string };
 
 /**
- * Whether a signed-in identity may use svc, and as whom. Refused: no usable username; no mapped
- * role; a username that belongs to a password user (an identity provider must not take over a
+ * Whether a signed-in identity may use svc, and as whom. A role claim that maps to a role sets
+ * the user's role at each sign-in; one that maps to none keeps the stored role (an admin's
+ * change stays). Refused: no usable username; no mapped role for a new user; a username that belongs to a password user (an identity provider must not take over a
  * local account, `admin` above all) or to another identity; and a demotion of the last admin.
  */
 export function ssoSignInDecision(input: SsoSignInInput): SsoSignIn {
-  const username = usernameFromClaim(input.claims[input.usernameClaim]);
+  const username = ssoUsername(input.claims, input.usernameClaim);
   if (username === undefined) {
+    const unverified = input.usernameClaim === "email" && !emailVerified(input.claims);
     return {
       outcome: "refuse",
       reason: "no-username",
       username,
-      message: `the identity provider's ${input.usernameClaim} claim holds no usable username`,
+      message: unverified
+        ? "the identity provider has not verified the e-mail address svc takes the username from"
+        : `the identity provider's ${input.usernameClaim} claim holds no usable username`,
     };
   }
   const refuse = (reason: SsoRefusalReason, message: string): SsoSignIn => ({
@@ -94,7 +118,9 @@ export function ssoSignInDecision(input: SsoSignInInput): SsoSignIn {
     username,
     message,
   });
-  const role = roleFromClaim(input.claims[input.roleClaim], input.mapping);
+  // No mapped group: an existing user of this identity keeps the role an admin gave it.
+  const kept = input.existing?.ssoIdentity === input.identity ? input.existing.role : undefined;
+  const role = roleFromClaim(input.claims[input.roleClaim], input.mapping) ?? kept;
   if (role === undefined) {
     return refuse("no-role", `${username}'s ${input.roleClaim} claim maps to no role in svc`);
   }

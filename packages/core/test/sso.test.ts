@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  emailVerified,
   passwordChangeRefusal,
   passwordLoginRefusal,
   roleFromClaim,
   ssoSignInDecision,
+  ssoUsername,
   usernameFromClaim,
   type SsoSignInInput,
 } from "../src/index.ts";
@@ -110,5 +112,60 @@ describe("password login", () => {
     expect(passwordChangeRefusal("jane", true, "i s")?.status).toBe(400);
     expect(passwordChangeRefusal("jane", false, "i s")).toBeUndefined();
     expect(passwordChangeRefusal("pat", true, undefined)).toBeUndefined();
+  });
+});
+
+describe("single sign-on hardening", () => {
+  const input = (over: Partial<SsoSignInInput> = {}): SsoSignInInput => ({
+    claims: { preferred_username: "jane", email: "jane@example.com", groups: ["flags-editors"] },
+    identity: "https://idp jane-sub",
+    usernameClaim: "preferred_username",
+    roleClaim: "groups",
+    mapping,
+    existing: undefined,
+    adminCount: 1,
+    ...over,
+  });
+
+  it("takes a username from an e-mail address only when the provider verified it", () => {
+    const claims = { email: "jane@example.com" };
+    expect(ssoUsername(claims, "email")).toBeUndefined();
+    expect(ssoUsername({ ...claims, email_verified: false }, "email")).toBeUndefined();
+    expect(ssoUsername({ ...claims, email_verified: "yes" }, "email")).toBeUndefined();
+    expect(ssoUsername({ ...claims, email_verified: true }, "email")).toBe("jane-example.com");
+    expect(ssoUsername({ ...claims, email_verified: "true" }, "email")).toBe("jane-example.com");
+    // Another claim is the provider's own name for the user: no address to verify.
+    expect(ssoUsername({ preferred_username: "jane" }, "preferred_username")).toBe("jane");
+    expect(emailVerified({ email_verified: true })).toBe(true);
+    const refused = ssoSignInDecision(input({ usernameClaim: "email" }));
+    expect(refused).toEqual({
+      outcome: "refuse",
+      reason: "no-username",
+      username: undefined,
+      message: "the identity provider has not verified the e-mail address svc takes the username from",
+    });
+  });
+
+  it("keeps the stored role of the same identity when no group maps, and applies one that does", () => {
+    const existing = { role: "admin" as const, ssoIdentity: "https://idp jane-sub" };
+    const unmapped = { preferred_username: "jane", groups: ["staff-elsewhere"] };
+    expect(ssoSignInDecision(input({ existing, claims: unmapped }))).toEqual({
+      outcome: "update",
+      username: "jane",
+      role: "admin",
+    });
+    expect(ssoSignInDecision(input({ existing: { ...existing, role: "viewer" } }))).toMatchObject({
+      role: "editor",
+    });
+    // A new user, or another identity's, gets nothing from a stored role.
+    const reason = (over: Partial<SsoSignInInput>) => {
+      const decision = ssoSignInDecision(input(over));
+      return decision.outcome === "refuse" ? decision.reason : decision.outcome;
+    };
+    expect(reason({ claims: unmapped })).toBe("no-role");
+    expect(reason({ claims: unmapped, existing: { ...existing, ssoIdentity: "https://idp other" } })).toBe(
+      "no-role",
+    );
+    expect(reason({ claims: unmapped, existing: { ...existing, ssoIdentity: undefined } })).toBe("no-role");
   });
 });

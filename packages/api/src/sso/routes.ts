@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { ROLES, ssoSignInDecision, usernameFromClaim, type SsoRefusalReason } from "@svc/core";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { ROLES, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
@@ -70,6 +70,13 @@ function hashed(value: string): string {
   return createHash("sha256").update(value).digest("hex");
 }
 
+/** Whether `key` hashes to `expected` (a hex SHA-256), in constant time. */
+function sameHash(key: string, expected: string): boolean {
+  const actual = Buffer.from(hashed(key), "hex");
+  const wanted = Buffer.from(expected, "hex");
+  return actual.length === wanted.length && timingSafeEqual(actual, wanted);
+}
+
 function cookieOf(request: FastifyRequest, name: string): string | undefined {
   for (const part of (request.headers.cookie ?? "").split(";")) {
     const [key, ...value] = part.trim().split("=");
@@ -98,7 +105,9 @@ export function ssoRoutes(ctx: ApiContext) {
   const config = ctx.config.sso;
   const client = config === undefined ? undefined : new OidcClient(config);
   const pending = new OneTimeStore<PendingSignIn>(PENDING, ctx.now);
-  const handoffs = new OneTimeStore<Session>(HANDOFF, ctx.now);
+  // Each code is bound to the browser that started its sign-in (its cookie's hash): a code
+  // redeemed elsewhere would sign that browser in as someone else (login CSRF).
+  const handoffs = new OneTimeStore<{ session: Session; browserKey: string }>(HANDOFF, ctx.now);
 
   const configured = (): { config: SsoConfig; client: OidcClient } => {
     if (config === undefined || client === undefined) {
@@ -213,7 +222,7 @@ export function ssoRoutes(ctx: ApiContext) {
           });
         }
         const identity = `${String(claims.iss)} ${String(claims.sub)}`;
-        const username = usernameFromClaim(claims[sso.config.usernameClaim]);
+        const username = ssoUsername(claims, sso.config.usernameClaim);
         request.auditNote = { attemptedActor: username ?? String(claims.sub) };
         const now = ctx.now();
         const decision = await ctx.users.withUserState(username ?? "", async (stored, writer) => {
@@ -255,13 +264,15 @@ export function ssoRoutes(ctx: ApiContext) {
         ctx.metrics.logins.inc({ outcome: "success" });
         const { token, session } = ctx.sessions.open(user.username, user.securityStamp);
         const code = handoffs.put({
-          token,
-          expiresAt: isoTime(session.expiresAt),
-          user: { username: user.username, role: user.role },
+          browserKey: signIn.browserKey,
+          session: {
+            token,
+            expiresAt: isoTime(session.expiresAt),
+            user: { username: user.username, role: user.role },
+          },
         });
-        return reply
-          .header("set-cookie", cookie(sso.config, "", 0))
-          .redirect(landing(sso.config, { code }), 303);
+        // The cookie stays: the dashboard's /sso page redeems the code with it.
+        return reply.redirect(landing(sso.config, { code }), 303);
       },
     );
 
@@ -274,11 +285,17 @@ export function ssoRoutes(ctx: ApiContext) {
           response: { 200: Session },
         },
       },
-      (request) => {
-        const session = handoffs.take(request.body.code);
-        if (session === undefined)
-          throw new HttpError(400, "unknown, used or expired sign-in code: sign in again");
-        return session;
+      (request, reply) => {
+        const handoff = handoffs.take(request.body.code);
+        const browserKey = cookieOf(request, BROWSER_COOKIE);
+        if (handoff === undefined || browserKey === undefined || !sameHash(browserKey, handoff.browserKey)) {
+          throw new HttpError(
+            400,
+            "unknown, used or expired sign-in code, or one started in another browser: sign in again",
+          );
+        }
+        if (config !== undefined) void reply.header("set-cookie", cookie(config, "", 0));
+        return handoff.session;
       },
     );
     done();

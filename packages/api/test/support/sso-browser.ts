@@ -19,16 +19,23 @@ export class SsoBrowser {
 
   async request(
     url: string,
-    init: { method?: string; form?: Record<string, string> } = {},
+    init: { method?: string; form?: Record<string, string>; json?: unknown } = {},
   ): Promise<Response> {
     const headers: Record<string, string> = { accept: "text/html" };
     if (this.cookies.size > 0) headers["cookie"] = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     if (init.form !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+    if (init.json !== undefined) headers["content-type"] = "application/json";
+    const body =
+      init.form !== undefined
+        ? new URLSearchParams(init.form).toString()
+        : init.json !== undefined
+          ? JSON.stringify(init.json)
+          : undefined;
     const response = await fetch(url, {
       method: init.method ?? "GET",
       headers,
       redirect: "manual",
-      ...(init.form === undefined ? {} : { body: new URLSearchParams(init.form).toString() }),
+      ...(body === undefined ? {} : { body }),
     });
     for (const line of response.headers.getSetCookie()) {
       const [pair = "", ...attributes] = line.split(";");
@@ -79,6 +86,15 @@ export class SsoBrowser {
     const back = await this.follow(new URL(next, page.url).href, isCallback);
     if (!isCallback(back.url)) throw new Error(`the provider did not redirect back: ${back.url.href}`);
     return back.url;
+  }
+
+  /** What the dashboard's /sso page does with a code: POSTs it, with this browser's cookies. */
+  async redeem(apiUrl: string, code: string): Promise<{ status: number; json: unknown }> {
+    const response = await this.request(`${apiUrl}/api/v1/auth/sso/session`, {
+      method: "POST",
+      json: { code },
+    });
+    return { status: response.status, json: await response.json() };
   }
 
   /** Visits the callback; returns where svc sends the browser (the dashboard's /sso page) and its fragment. */
