@@ -87,9 +87,11 @@ describe("the cluster list", () => {
     const dialog = page.getByRole("dialog");
     await dialog.getByLabel("Cluster id").fill("edge-lab");
     await dialog.getByLabel("Display name").fill("Edge lab");
-    await dialog.getByLabel("API server URL").fill("http://127.0.0.1:9");
+    await dialog.getByLabel("API server URL").fill("https://127.0.0.1:9");
     await dialog.getByLabel("Authentication").selectOption("serviceaccount");
     await dialog.getByLabel("Token", { exact: true }).fill("not-a-real-token");
+    // A token goes only to a server verified against the CA given with it (issue 37).
+    await dialog.getByLabel("CA certificate (base64)").fill(h.kubeConfig.getCurrentCluster()?.caData ?? "");
     await dialog.getByLabel("Labels").fill("site=lab");
     await dialog.getByRole("button", { name: "Register" }).click();
     await dialog.waitFor({ state: "detached" });
@@ -136,7 +138,7 @@ describe("the cluster list", () => {
       [
         "apiVersion: v1",
         "kind: Config",
-        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]",
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9', certificate-authority-data: QQ==}}]",
         "users: [{name: u, user: {token: t}}]",
         "contexts: [{name: x, context: {cluster: c, user: u}}]",
         "current-context: x",

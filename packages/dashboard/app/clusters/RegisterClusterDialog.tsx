@@ -147,7 +147,7 @@ export function RegisterClusterDialog() {
             "caData",
             "caData",
             "CA certificate (base64)",
-            "optional: the API server's certificate-authority-data",
+            "the API server's certificate-authority-data: svc sends the token only to a server it verifies",
           )}
         </>
       )}
