@@ -9,6 +9,7 @@ import {
   FLAG_ROLLOUT,
   planChangeDigest,
   PROTECTED_CLUSTER_LABEL,
+  type FlagRolloutSpec,
   type FlagRolloutStatus,
 } from "@svc/core";
 import { beforeAll, describe, expect, inject, it } from "vitest";
@@ -274,7 +275,7 @@ describe("approval", () => {
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       comment: "looks good",
       // Bound to the plan as approved: an edit afterwards voids it (the operator asks again).
-      digest: planChangeDigest((await stored(plan.name)).spec),
+      digest: planChangeDigest((await stored(plan.name)).spec as unknown as FlagRolloutSpec),
     };
     expect((approved.json as View).status).toEqual({ ...waiting, approval });
     expect((await stored(plan.name)).status).toEqual({ ...waiting, approval });

@@ -25,7 +25,12 @@ describe("bash completion", () => {
   it("completes svc's commands, the verbs of flags, each verb's options and their values", () => {
     expect(complete(["svc", ""])).toEqual(Object.keys(commands));
     expect(complete(["svc", "flags", "d"])).toEqual(["delete", "diff"]);
-    expect(complete(["svc", "flags", "toggle", "shop/a", "--o"])).toEqual(["--on", "--off", "--output"]);
+    expect(complete(["svc", "flags", "toggle", "shop/a", "--o"])).toEqual([
+      "--on",
+      "--off",
+      "--override-reason",
+      "--output",
+    ]);
     expect(complete(["svc", "flags", "get", "-o", ""])).toEqual(["table", "json", "yaml"]);
     expect(complete(["svc", "flags", "create", "a/b", "--delivery", "e"])).toEqual(["envVar"]);
     expect(complete(["svc", "flags", "import", "f.json", "--sel"])).toEqual(["--selector"]);

@@ -1,9 +1,16 @@
-// Direct flag writes on a protected cluster (docs/safe-changes.md "Protected clusters"): a plan
-// there waits for a second user, so a direct write would walk around that. Editors are sent to a
-// plan; an admin may override with a reason, which the audit log keeps. Pure: the API decides
-// every write route with it.
+// Protected clusters (docs/safe-changes.md "Protected clusters"): a plan touching one waits for a
+// second user, so a direct write of a flag there would walk around that. Editors are sent to a
+// plan; an admin may override with a reason, which the audit log keeps. Pure, and light enough
+// for the CLI to import (@svc/core/protected-writes): the API decides every write route with it.
 import type { Role } from "./access.ts";
-import { isProtectedCluster } from "./rollout-waves.ts";
+
+/** The ClusterConnection label that makes plans touching the cluster wait for a second user. */
+export const PROTECTED_CLUSTER_LABEL = "svc.io/protected";
+
+/** Whether a ClusterConnection's labels protect it: only the exact value "true" does. */
+export function isProtectedCluster(labels: Readonly<Record<string, string>>): boolean {
+  return labels[PROTECTED_CLUSTER_LABEL] === "true";
+}
 
 /** The request header that carries an admin's reason to write a protected cluster directly. */
 export const OVERRIDE_REASON_HEADER = "X-Svc-Override-Reason";

@@ -4,6 +4,7 @@ import { canonicalJson } from "./canonical-json.ts";
 import type { ClusterConnectionResource } from "./cluster-registration.ts";
 import { validateFlagSpec, type FeatureFlagSpec } from "./flag.ts";
 import { writeFields, type FlagCanary, type SpecEdit } from "./rollout-canary.ts";
+import { isProtectedCluster } from "./protected-writes.ts";
 import { fieldPath, type FieldError } from "./validation.ts";
 import {
   ROLLOUT_CHANGE_FIELDS,
@@ -12,14 +13,6 @@ import {
   type RolloutCluster,
   type Wave,
 } from "./flag-rollout.ts";
-
-/** The ClusterConnection label that makes plans touching the cluster wait for a second user. */
-export const PROTECTED_CLUSTER_LABEL = "svc.io/protected";
-
-/** Whether a ClusterConnection's labels protect it: only the exact value "true" does. */
-export function isProtectedCluster(labels: Readonly<Record<string, string>>): boolean {
-  return labels[PROTECTED_CLUSTER_LABEL] === "true";
-}
 
 /** A registered cluster as a plan sees it. */
 export interface PlanCluster {

@@ -1,6 +1,6 @@
 // The shell of core's directWriteDecision: every route that writes a flag directly calls it
 // before its write (docs/safe-changes.md "Protected clusters").
-import { directWriteDecision, type DirectWrite } from "@svc/core";
+import { directWriteDecision, roleIn, type DirectWrite } from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import type { FastifyRequest } from "fastify";
 import { HttpError } from "../http/errors.ts";
@@ -17,11 +17,17 @@ export function guardDirectWrite(
   flag: { namespace: string; name?: string | undefined },
   dryRun = false,
 ): void {
+  const labels = cluster.connection?.spec.labels ?? {};
+  const { actor } = request;
   const decision = directWriteDecision({
     write,
-    cluster: { id: cluster.id, labels: cluster.connection?.spec.labels ?? {} },
+    cluster: { id: cluster.id, labels },
     flag,
-    role: request.actor?.role,
+    // An admin of the flag's scope (globally or by a grant) may override there.
+    role:
+      actor === undefined
+        ? undefined
+        : roleIn(actor, { clusterId: cluster.id, clusterLabels: labels, namespace: flag.namespace }),
     overrideHeader: request.headers["x-svc-override-reason"],
     dryRun,
   });

@@ -7,6 +7,7 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8090";
 export const FLAGS_USAGE = `usage:
   svc flags import <file> --namespace N --cluster C --selector k=v[,k=v]
                    [--delivery sidecar|envVar|configMap] [--config-map NAME --key KEY] [--dry-run]
+                   [--override-reason TEXT]   (admin, into a protected cluster; audited)
   svc flags export --namespace N --cluster C [> file]
   both: [--server URL] [--token TOKEN]
 
@@ -18,6 +19,8 @@ problem is listed); export prints the namespace's flags as a flagd file. docs/ap
 export interface ApiSettings {
   server: string;
   token: string;
+  /** import --override-reason: an admin's reason to import into a protected cluster. */
+  overrideReason?: string;
 }
 
 /** SVC_API_URL and SVC_TOKEN (the options --server and --token win over them). */
@@ -49,6 +52,7 @@ const VALUED = [
   "--key",
   "--server",
   "--token",
+  "--override-reason",
 ];
 const DELIVERIES = ["sidecar", "envVar", "configMap"] as const;
 
@@ -106,13 +110,18 @@ export function parseFlagsArguments(
     if (value === "") errors.push({ field: option, message: "is required" });
   const settings = parseFlagsSettings(env);
   if (!settings.ok) errors.push(...settings.errors);
-  const api = {
+  const api: ApiSettings = {
     server: (options.get("--server") ?? (settings.ok ? settings.value.server : DEFAULT_SERVER)).replace(
       /\/+$/,
       "",
     ),
     token: options.get("--token") ?? (settings.ok ? settings.value.token : ""),
   };
+  const overrideReason = options.get("--override-reason");
+  if (overrideReason !== undefined) {
+    if (action === "import") api.overrideReason = overrideReason;
+    else errors.push({ field: "--override-reason", message: "is an option of import only" });
+  }
   if (!URL.canParse(api.server)) errors.push({ field: "--server", message: "must be a URL" });
   if (api.token === "")
     errors.push({

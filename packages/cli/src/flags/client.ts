@@ -1,5 +1,6 @@
 // The thin HTTP shell of `svc flags`: one request, its JSON answer, or an ApiError carrying the
 // status, from which the exit code is decided (exitCodeOf).
+import { OVERRIDE_REASON_HEADER } from "@svc/core/protected-writes";
 import type { Connection } from "./connection.ts";
 
 export class ApiError extends Error {
@@ -23,6 +24,10 @@ export async function apiRequest<T>(
     headers: {
       ...(connection.token === "" ? {} : { authorization: `Bearer ${connection.token}` }),
       ...(body === undefined ? {} : { "content-type": "application/json" }),
+      // Percent-encoded: a header is Latin-1 on the wire, a reason may be any text.
+      ...(connection.overrideReason === undefined
+        ? {}
+        : { [OVERRIDE_REASON_HEADER]: encodeURIComponent(connection.overrideReason) }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     // A watch ends its request in flight when it is stopped (Ctrl-C).

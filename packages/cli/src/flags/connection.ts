@@ -64,6 +64,8 @@ export const normalizeServer = (server: string) => server.replace(/\/+$/, "");
 export interface Connection {
   server: string;
   token: string;
+  /** Sent as X-Svc-Override-Reason (docs/safe-changes.md "Protected clusters"). */
+  overrideReason?: string;
 }
 
 /**
@@ -86,7 +88,9 @@ export function resolveConnection(
       field: "--token",
       message: `no token for ${server}: run svc flags login --server ${server}, or set SVC_TOKEN`,
     });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { server, token } };
+  if (errors.length > 0) return { ok: false, errors };
+  const { overrideReason } = options;
+  return { ok: true, value: { server, token, ...(overrideReason === undefined ? {} : { overrideReason }) } };
 }
 
 /** Exit codes of `svc flags` (docs/cli.md). */

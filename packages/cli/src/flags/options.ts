@@ -32,6 +32,12 @@ const TOKEN = option("--token", "bearer token (default: SVC_TOKEN, else the toke
   value: "TOKEN",
 });
 export const CONNECTION = [SERVER, TOKEN];
+/** Sent as X-Svc-Override-Reason with every request of the command (the API reads it on direct writes). */
+export const OVERRIDE_REASON = option(
+  "--override-reason",
+  "admin: write a flag of a protected cluster directly, saying why (audited); else change it by a plan",
+  { value: "TEXT" },
+);
 export const NAMESPACE = option("--namespace", "namespace, when the flag is named without one", {
   short: "-n",
   value: "NS",

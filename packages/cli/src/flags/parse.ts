@@ -54,6 +54,8 @@ export type VerbRequest =
 export interface ConnectionOptions {
   server?: string;
   token?: string;
+  /** --override-reason: an admin's reason to write a protected cluster's flag directly. */
+  overrideReason?: string;
 }
 
 export type ParsedCommand =
@@ -225,5 +227,7 @@ export function parseVerbCommand(args: readonly string[]): ParsedCommand {
   const token = values.get("--token");
   if (server !== undefined) connection.server = server;
   if (token !== undefined) connection.token = token;
+  const overrideReason = values.get("--override-reason");
+  if (overrideReason !== undefined) connection.overrideReason = overrideReason;
   return { kind: "run", request, output: (values.get("--output") ?? "table") as Output, connection };
 }

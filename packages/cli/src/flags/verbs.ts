@@ -1,7 +1,15 @@
 // The verbs of `svc flags` and their options: one table feeds the parser (parse.ts), every
 // verb's --help and the completion scripts (completion.ts), so the three cannot disagree.
 import { DELIVERY_KINDS, FLAG_TYPES, type DeliveryKind } from "@svc/core/basics";
-import { CONNECTION, NAMESPACE, option, OUTPUT, SERVER, type OptionSpec } from "./options.ts";
+import {
+  CONNECTION,
+  NAMESPACE,
+  option,
+  OUTPUT,
+  OVERRIDE_REASON,
+  SERVER,
+  type OptionSpec,
+} from "./options.ts";
 import { ROLLOUT, ROLLOUT_VERBS } from "./rollout-verbs.ts";
 
 export { OUTPUTS, type OptionSpec, type Output } from "./options.ts";
@@ -72,6 +80,7 @@ export const VERBS = {
       ...DEFINITION,
       option("--disabled", "create it disabled"),
       DRY_RUN,
+      OVERRIDE_REASON,
       OUTPUT,
       ...CONNECTION,
     ],
@@ -80,7 +89,7 @@ export const VERBS = {
   set: {
     args: "NAMESPACE/NAME",
     summary: "change fields of a flag; the others keep their value",
-    options: [CLUSTER, NAMESPACE, ...DEFINITION, DRY_RUN, OUTPUT, ...CONNECTION],
+    options: [CLUSTER, NAMESPACE, ...DEFINITION, DRY_RUN, OVERRIDE_REASON, OUTPUT, ...CONNECTION],
     notes: ["Refused with exit 4 when the flag changed between its read and the write."],
   },
   toggle: {
@@ -91,6 +100,7 @@ export const VERBS = {
       NAMESPACE,
       option("--on", "enable it (nothing changes when it is enabled)"),
       option("--off", "disable it (nothing changes when it is disabled)"),
+      OVERRIDE_REASON,
       OUTPUT,
       ...CONNECTION,
     ],
@@ -98,12 +108,12 @@ export const VERBS = {
   delete: {
     args: "NAMESPACE/NAME",
     summary: "delete a flag (admin); the operator withdraws what it delivered",
-    options: [CLUSTER, NAMESPACE, OUTPUT, ...CONNECTION],
+    options: [CLUSTER, NAMESPACE, OVERRIDE_REASON, OUTPUT, ...CONNECTION],
   },
   apply: {
     args: "-f FILE",
     summary: "create or change every flag of a file; unchanged flags are not written",
-    options: [FILE, CLUSTER, DRY_RUN, OUTPUT, ...CONNECTION],
+    options: [FILE, CLUSTER, DRY_RUN, OVERRIDE_REASON, OUTPUT, ...CONNECTION],
     notes: [
       "The file: a list of flags in the REST API's shape (what get/list -o yaml print), YAML or JSON.",
       "Every flag is checked and previewed first: nothing is written when one is refused.",
