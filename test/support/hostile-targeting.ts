@@ -96,3 +96,40 @@ export const hostileFlagdFile = fc.oneof(
     )
     .map((flags) => ({ flags, $evaluators: { a: { $ref: "b" }, b: { $ref: "a" } } })),
 );
+
+/**
+ * Evaluators that each use the next twice, `depth` deep (issue 37): under 1 KB as written at 14
+ * levels, 2^depth copies of the last once flagd-core has replaced every `$ref` by its text.
+ */
+export function refChain(depth: number): { targeting: unknown; evaluators: Record<string, unknown> } {
+  const evaluators: Record<string, unknown> = {};
+  for (let i = 0; i < depth; i++) {
+    const next = i + 1 < depth ? { $ref: `e${i + 1}` } : { var: "email" };
+    evaluators[`e${i}`] = { cat: [next, next] };
+  }
+  return { targeting: { if: [{ "==": [{ $ref: "e0" }, "x"] }, "on", "off"] }, evaluators };
+}
+
+/**
+ * `map` nested `levels` deep, each over a literal array of `items` and joining each item to what
+ * the level below made: items^levels body runs (4 × 60, under 1 KB: 13 million).
+ */
+export function nestedMap(levels: number, items: number): unknown {
+  const array = Array.from({ length: items }, (_, i) => i);
+  let rule: unknown = { "+": [{ var: "" }, 1] };
+  for (let i = 0; i < levels; i++) rule = { map: [array, { cat: [{ var: "" }, rule] }] };
+  return { if: [{ in: ["x", rule] }, "on", "off"] };
+}
+
+/** A rule holding one literal array of `items` items (an `in` list past every bound). */
+export function hugeArrayRule(items: number): unknown {
+  return { if: [{ in: [{ var: "id" }, Array.from({ length: items }, () => 0)] }, "on", "off"] };
+}
+
+/** The over-bound rules of issue 37, as targeting fields of a flag with variants on/off. */
+export const overBoundRules: [string, { targeting: unknown; evaluators?: Record<string, unknown> }][] = [
+  ["a $ref chain 14 deep", refChain(14)],
+  ["a $ref chain 20 deep", refChain(20)],
+  ["a $ref chain 30 deep", refChain(30)],
+  ["map nested 4 deep over 60 items", { targeting: nestedMap(4, 60) }],
+];

@@ -3,6 +3,7 @@
  * literal), and the facts about it that delivery, preview and the REST view share.
  */
 import { defaultValueProblem } from "./basics.ts";
+import { ruleCostProblem } from "./targeting-cost.ts";
 import { envVarNameProblem } from "./env-var-names.ts";
 import type { ObjectMeta } from "./object-meta.ts";
 import { defaultEnvVarName, type FeatureFlagSpec, type FeatureFlagStatus } from "./flag.ts";
@@ -44,6 +45,9 @@ export function undeliverableReason(spec: FeatureFlagSpec): string | undefined {
   const envName = spec.delivery.envVar?.name;
   const envProblem = envName === undefined ? undefined : envVarNameProblem(envName);
   if (envProblem !== undefined) return `delivery.envVar.name: ${envProblem}; the flag is not delivered`;
+  // A rule that would cost without bound once expanded or evaluated, applied with kubectl.
+  const cost = ruleCostProblem(spec.targeting, spec.evaluators);
+  if (cost !== undefined) return `${cost.field} ${cost.message}; the flag is not delivered`;
   return undefined;
 }
 

@@ -5,6 +5,7 @@
  */
 import { defaultValueProblem } from "./basics.ts";
 import { compileFlag, evaluateFlag, refsOf, type EvaluatedSpec } from "./flagd.ts";
+import { ruleCostProblem } from "./targeting-cost.ts";
 
 import { fieldPath, type FieldError } from "./validation.ts";
 
@@ -27,7 +28,8 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
     if (depth > limit) return true;
     const next: unknown[] = [];
     for (const node of level) {
-      if (typeof node === "object" && node !== null) next.push(...(Object.values(node) as unknown[]));
+      // One push per item: spreading an array of 10⁵ items overflows the stack.
+      if (typeof node === "object" && node !== null) for (const item of Object.values(node)) next.push(item);
     }
     level = next;
   }
@@ -168,7 +170,11 @@ function ruleErrors(spec: EvaluatedSpec, prefix: string): FieldError[] {
         });
     }
   }
-  if (errors.length > 0 || spec.variants === undefined) return errors;
+  if (errors.length > 0) return errors;
+  // Before anything expands a $ref or evaluates: what the rules cost as flagd-core builds them.
+  const cost = ruleCostProblem(spec.targeting, spec.evaluators);
+  if (cost !== undefined) return [{ field: fieldPath(prefix, cost.field), message: cost.message }];
+  if (spec.variants === undefined) return errors;
   const variants = spec.variants;
   for (const [field, rule] of parts) {
     for (const name of literalVariants(rule)) {

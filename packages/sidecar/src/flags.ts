@@ -4,6 +4,7 @@
 import type { FeatureFlagSpec, FlagType } from "@svc/core";
 import { FLAG_TYPES, isEnabled } from "@svc/core/basics";
 import { heldSpec, isCanaryPod, readCanary } from "@svc/core/rollout-canary";
+import { ruleCostProblem } from "@svc/core/targeting-cost";
 import type { EvaluationContext } from "@openfeature/core";
 import type { FlagRules, SidecarFlag } from "./sidecar-flag.ts";
 import { createHash } from "node:crypto";
@@ -63,6 +64,7 @@ export function toSidecarFlag(
 /** Whether two flags serve and evaluate alike (a change of a rule alone is a change). */
 export function sameFlag(a: SidecarFlag, b: SidecarFlag): boolean {
   return (
+    a.refused === b.refused &&
     a.name === b.name &&
     a.key === b.key &&
     a.type === b.type &&
@@ -193,7 +195,7 @@ export class FlagState {
       return name === undefined ? [] : this.#delete(name);
     }
     const flag = toSidecarFlag(object, this.#podLabels);
-    if (flag) return this.#upsert(flag);
+    if (flag) return this.#upsert(this.#admitted(flag));
     // An object that is not a usable flag any more must not keep serving its old value.
     const name = object.metadata?.name;
     return name === undefined ? [] : this.#delete(name);
@@ -204,7 +206,7 @@ export class FlagState {
     const flags = new Map<string, SidecarFlag>();
     for (const object of objects) {
       const flag = toSidecarFlag(object, this.#podLabels);
-      if (flag) flags.set(flag.name, flag);
+      if (flag) flags.set(flag.name, this.#admitted(flag));
     }
     const changes: FlagChange[] = [];
     for (const name of [...this.#entries.keys()]) {
@@ -212,6 +214,22 @@ export class FlagState {
     }
     for (const flag of flags.values()) changes.push(...this.#upsert(flag));
     return changes;
+  }
+
+  /**
+   * The flag to serve for a definition read from the cluster: itself, or — when its rules exceed
+   * a bound of what a rule may cost (applied with kubectl; the API refuses them) — the last good
+   * definition served under its name, else the flag without its rules, answering OFREP with the
+   * reason. An over-bound rule is never compiled nor evaluated here.
+   */
+  #admitted(flag: SidecarFlag): SidecarFlag {
+    const problem = ruleCostProblem(flag.targeting, flag.evaluators);
+    if (problem === undefined) return flag;
+    const current = this.#entries.get(flag.name)?.flag;
+    if (current !== undefined && current.refused === undefined) return current;
+    const { name, key, type, value, disabled } = flag;
+    const refused = `${problem.field} ${problem.message}; the flag's rules are not evaluated`;
+    return { name, key, type, value, disabled, refused };
   }
 
   #upsert(flag: SidecarFlag): FlagChange[] {

@@ -3,6 +3,7 @@
 // Static flags are evaluated once per change; targeted ones once per request (responses.ts).
 import { createHash } from "node:crypto";
 import { defaultValueProblem } from "@svc/core/basics";
+import { contextProblem } from "@svc/core/evaluation-context";
 import { STATIC_VARIANT, type Evaluation } from "@svc/core/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import type { SidecarFlag } from "./sidecar-flag.ts";
@@ -94,11 +95,8 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return header.split(",").some((tag) => opaque(tag) === wanted);
 }
 
-/** Bounds of an evaluation context (docs/sidecar.md, "OFREP mapping"). */
-export const CONTEXT_LIMITS = { depth: 8, values: 1_000, stringLength: 4_096 } as const;
-
-/** Keys that would reach an object's prototype once flagd-core copies the context. */
-const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/** Bounds of an evaluation context: core's, which the API applies too. */
+export { CONTEXT_LIMITS } from "@svc/core/evaluation-context";
 
 export type EvaluationRequest = { context: EvaluationContext } | { problem: string };
 
@@ -128,38 +126,6 @@ export function parseEvaluationRequest(body: string): EvaluationRequest {
   }
   const problem = contextProblem(context);
   return problem === undefined ? { context: context as EvaluationContext } : { problem };
-}
-
-/** Walks the context breadth-first (no recursion: nesting is what is being checked). */
-function contextProblem(context: Record<string, unknown>): string | undefined {
-  let values = 0;
-  let level: { path: string; value: unknown }[] = [{ path: "context", value: context }];
-  for (let depth = 0; level.length > 0; depth++) {
-    if (depth > CONTEXT_LIMITS.depth) {
-      return `${level[0]?.path ?? "context"}: context is nested deeper than ${CONTEXT_LIMITS.depth} levels`;
-    }
-    const next: { path: string; value: unknown }[] = [];
-    for (const { path, value } of level) {
-      if (typeof value === "string" && value.length > CONTEXT_LIMITS.stringLength) {
-        return `${path} is longer than ${CONTEXT_LIMITS.stringLength} characters`;
-      }
-      if (typeof value !== "object" || value === null) continue;
-      const entries = Array.isArray(value)
-        ? value.map((item, n) => [`${path}[${n}]`, item] as const)
-        : Object.entries(value).map(([name, item]) => {
-            if (PROTOTYPE_KEYS.has(name)) return [undefined, name] as const;
-            return [`${path}.${name}`, item] as const;
-          });
-      for (const [itemPath, item] of entries) {
-        if (itemPath === undefined)
-          return `${path}: the key ${JSON.stringify(item)} is not allowed in a context`;
-        if (++values > CONTEXT_LIMITS.values) return `context has more than ${CONTEXT_LIMITS.values} values`;
-        next.push({ path: itemPath, value: item });
-      }
-    }
-    level = next;
-  }
-  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@ import {
   isTargeted,
   staticEvaluation,
   type CompiledFlag,
+  type Evaluation,
 } from "@svc/core/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import { bulkBody, etagOf, renderEvaluation, type OfrepEvaluation } from "./ofrep.ts";
@@ -152,7 +153,10 @@ export function renderFlag(flag: SidecarFlag, rules: CompiledRules): RenderedFla
       : prepare(200, TEXT_TYPE, flag.value),
   };
   const spec = evaluatedSpecOf(flag);
-  let fixed = staticEvaluation(flag.key, spec);
+  let fixed: Evaluation | undefined =
+    flag.refused === undefined
+      ? staticEvaluation(flag.key, spec)
+      : { key: flag.key, reason: "ERROR", errorCode: "GENERAL", errorDetails: flag.refused, metadata: {} };
   if (fixed === undefined) {
     if (!flag.disabled && isTargeted(flag)) return { ...rendered, rules };
     fixed = evaluateFlag(flag.key, compileFlagLenient(flag.key, spec), {});

@@ -22,6 +22,11 @@ export interface SidecarFlag extends FlagRules {
   /** spec.defaultValue (the default variant's value), always a string. */
   value: string;
   disabled: boolean;
+  /**
+   * Why its rules are not evaluated (over a bound of @svc/core/targeting-cost, applied with
+   * kubectl and never served before in a good form): OFREP answers GENERAL with this reason.
+   */
+  refused?: string;
 }
 
 /** The flag as flagd-core's evaluation reads it. */

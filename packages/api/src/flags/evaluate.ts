@@ -1,9 +1,18 @@
-import { compileFlag, evaluateFlag, EVALUATION_ERROR_CODES, EVALUATION_REASONS } from "@svc/core/flagd";
+import {
+  compileFlag,
+  evaluateFlag,
+  EVALUATION_ERROR_CODES,
+  EVALUATION_REASONS,
+  type Evaluation,
+} from "@svc/core/flagd";
 import { definitionFields, evaluationKey, specPart, withSpecRules, type FeatureFlagSpec } from "@svc/core";
+import { contextProblem } from "@svc/core/evaluation-context";
+import { ruleCostProblem } from "@svc/core/targeting-cost";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { readyCluster } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
 import { ClusterQuery, existingFlag, FlagParams, valid } from "./routes.ts";
 
 /**
@@ -50,8 +59,24 @@ export const EvaluationView = Type.Object(
   { description: "OFREP's evaluation: a value and variant with a reason, or an errorCode." },
 );
 
-function evaluate(name: string, spec: FeatureFlagSpec, context: Record<string, unknown> | undefined) {
+/**
+ * The evaluation, bounded: a context past the sidecar's bounds is a 400, and a stored rule past
+ * the bounds of what a rule may cost (applied with kubectl: the API refuses to write one) answers
+ * GENERAL, as the sidecar does, without being expanded or evaluated.
+ */
+function evaluate(
+  name: string,
+  spec: FeatureFlagSpec,
+  context: Record<string, unknown> | undefined,
+): Evaluation {
+  const problem = context === undefined ? undefined : contextProblem(context);
+  if (problem !== undefined) throw new HttpError(400, problem);
   const key = evaluationKey({ metadata: { name, namespace: "" }, spec });
+  const cost = ruleCostProblem(spec.targeting, spec.evaluators);
+  if (cost !== undefined) {
+    const errorDetails = `${cost.field} ${cost.message}; the flag's rules are not evaluated`;
+    return { key, reason: "ERROR", errorCode: "GENERAL", errorDetails, metadata: {} };
+  }
   return evaluateFlag(
     key,
     compileFlag(key, spec, false),
