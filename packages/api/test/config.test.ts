@@ -26,8 +26,34 @@ describe("parseApiConfig", () => {
         },
         sso: undefined,
         passwordLogin: true,
+        delivery: {
+          serviceNamespace: "svc-system",
+          excludedNamespaces: [],
+          namespaceOptIn: false,
+          envVarNames: [],
+        },
       },
     });
+  });
+
+  it("reads the delivery policy the operator enforces, naming a wrong variable", () => {
+    const set = parseApiConfig({
+      SVC_NAMESPACE: "platform",
+      SVC_DELIVERY_EXCLUDED_NAMESPACES: "payments, team-infra",
+      SVC_DELIVERY_NAMESPACE_OPT_IN: "true",
+      SVC_ENV_VAR_NAMES: "FLAG_*,APP_FEATURE_*",
+    });
+    expect(set.ok && set.value.delivery).toEqual({
+      serviceNamespace: "platform",
+      excludedNamespaces: ["payments", "team-infra"],
+      namespaceOptIn: true,
+      envVarNames: ["FLAG_*", "APP_FEATURE_*"],
+    });
+    const bad = parseApiConfig({ SVC_DELIVERY_EXCLUDED_NAMESPACES: "Payments", SVC_ENV_VAR_NAMES: "FLAG-*" });
+    expect(bad.ok ? [] : bad.errors.map((e) => e.field)).toEqual([
+      "SVC_DELIVERY_EXCLUDED_NAMESPACES",
+      "SVC_ENV_VAR_NAMES",
+    ]);
   });
 
   it("picks PostgreSQL for a postgres URL and SQLite at a given path otherwise", () => {

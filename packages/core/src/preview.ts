@@ -7,6 +7,7 @@
 import Type from "typebox";
 import { planWorkload } from "./delivery-plan.ts";
 import type { DeliveryCluster } from "./delivered-value.ts";
+import type { DeliveryScope } from "./delivery-policy.ts";
 import { indexFlags } from "./flag-index.ts";
 import { restartReasons } from "./delivery-state.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
@@ -54,10 +55,12 @@ export interface PreviewInput {
   namespaceFlags: readonly FeatureFlagResource[];
   /** The cluster of the workloads: targeting evaluates there. */
   cluster: DeliveryCluster;
+  /** Where the installation delivers in the candidate's namespace (as the operator plans with it). */
+  scope?: DeliveryScope | undefined;
 }
 
 export function previewFlag(input: PreviewInput): PreviewEntry[] {
-  const { candidate, workloads, namespaceFlags, cluster } = input;
+  const { candidate, workloads, namespaceFlags, cluster, scope } = input;
   const sameFlag = (f: FeatureFlagResource) =>
     f.metadata.name === candidate.metadata.name && f.metadata.namespace === candidate.metadata.namespace;
   const previous = input.previous ?? namespaceFlags.find(sameFlag);
@@ -69,8 +72,8 @@ export function previewFlag(input: PreviewInput): PreviewEntry[] {
     const matchedBy = flagMatchesWorkload(candidate, workload);
     const matchedBefore = previous === undefined ? undefined : flagMatchesWorkload(previous, workload);
     if (matchedBy === undefined && matchedBefore === undefined) continue;
-    const planned = planWorkload(workload, after, cluster);
-    const reasons = restartReasons(planWorkload(workload, before, cluster).desired, planned.desired);
+    const planned = planWorkload(workload, after, cluster, scope);
+    const reasons = restartReasons(planWorkload(workload, before, cluster, scope).desired, planned.desired);
     const value = planned.flags.find((f) => f.flag === candidate.metadata.name)?.value;
     entries.push({
       kind: workload.kind,

@@ -15,6 +15,7 @@ import { HttpError } from "../http/errors.ts";
 import { writtenFlag } from "../webhooks/events.ts";
 import { flagAuditFields } from "./audit-fields.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
+import { refuseUndeliverable } from "./guardrails.ts";
 import { conflictOf, valid } from "./routes.ts";
 import { createFlag, deleteFlag } from "./writes.ts";
 
@@ -115,6 +116,7 @@ export function flagdFileRoutes(ctx: ApiContext) {
           flagResource({ ...spec, name, namespace, clusterId }),
         );
         refuseClashes(cluster, candidates);
+        await refuseUndeliverable(ctx, cluster, candidates);
         // The file's own flags were checked against each other by the import (distinct names);
         // their keys are distinct because a file's keys are.
         const result = (list: readonly FeatureFlagResource[]) => ({

@@ -33,6 +33,7 @@ import { workloadsOf } from "../workloads/read.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
+import { refuseUndeliverable } from "./guardrails.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
 import { readFilter, requireScopes } from "../http/scope.ts";
 
@@ -149,6 +150,7 @@ export function flagRoutes(ctx: ApiContext) {
         }
         guardDirectWrite(request, cluster, "create", body, request.query.dryRun === "true");
         refuseConflicts(cluster, candidate);
+        await refuseUndeliverable(ctx, cluster, [candidate]);
         if (request.query.dryRun === "true") {
           request.auditNote.skip = true;
           return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
@@ -195,6 +197,7 @@ export function flagRoutes(ctx: ApiContext) {
         guardDirectWrite(request, cluster, "update", request.params, dryRun === "true");
         const wanted: FeatureFlagResource = { ...current, spec: flagUpdate(current, body) };
         refuseConflicts(cluster, wanted);
+        await refuseUndeliverable(ctx, cluster, [wanted]);
         if (dryRun === "true") {
           request.auditNote = { skip: true };
           return { flag: flagView(wanted, cluster.id), preview: preview(cluster, wanted, current) };

@@ -4,6 +4,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { DEFAULT_DELIVERY_POLICY } from "@svc/core";
 import { testPostgresDatabase } from "../../../../test/support/postgres.ts";
 import { buildApiServer, type ApiServer, type ApiServerOptions } from "../../src/index.ts";
 import { DEFAULT_WEBHOOK_CONFIG, type ApiConfig, type DatabaseConfig } from "../../src/config.ts";
@@ -55,6 +56,7 @@ export function testConfig(
     webhooks: DEFAULT_WEBHOOK_CONFIG,
     sso: undefined,
     passwordLogin: true,
+    delivery: DEFAULT_DELIVERY_POLICY,
   };
 }
 

@@ -1,0 +1,77 @@
+// The delivery guardrails as the API applies them before writing a flag (docs/delivery.md):
+// what the operator would refuse is refused here first, with the field named. Names a runtime
+// reads at start are refused by validateFlagSpec itself; this adds what depends on the
+// installation (its namespaces, its env var patterns) and on the cluster (whose a ConfigMap is).
+import {
+  foreignConfigMapMessage,
+  foreignConfigMapOwner,
+  namespaceNeverDelivered,
+  policyRefusal,
+  type DeliveryPolicy,
+  type DeliveryScope,
+  type FeatureFlagResource,
+} from "@svc/core";
+import { ApiException, setHeaderOptions } from "@kubernetes/client-node";
+import type { ConnectedCluster } from "@svc/kube";
+import { clusterCallError } from "../clusters/reach.ts";
+import type { ApiContext } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+
+/** The installation's policy; svc's own namespace is the one the API runs in. */
+export function deliveryPolicy(ctx: ApiContext): DeliveryPolicy {
+  return { ...ctx.config.delivery, serviceNamespace: ctx.config.systemNamespace };
+}
+
+/** The scope the operator plans the namespace with: the policy and the namespace's labels. */
+export function deliveryScope(ctx: ApiContext, cluster: ConnectedCluster, namespace: string): DeliveryScope {
+  const labels = cluster.namespaces.get("", namespace)?.metadata?.labels;
+  return { policy: deliveryPolicy(ctx), namespaceLabels: labels ?? {} };
+}
+
+/** Only the metadata: the API never reads what a ConfigMap holds. */
+const METADATA_ONLY = setHeaderOptions(
+  "Accept",
+  "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+);
+
+/** Who owns the ConfigMap a configMap flag names, when it exists and svc did not create it. */
+async function foreignOwner(cluster: ConnectedCluster, namespace: string, name: string) {
+  try {
+    const current = await cluster.core.readNamespacedConfigMap({ namespace, name }, METADATA_ONLY);
+    return foreignConfigMapOwner({ metadata: current.metadata ?? {} });
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw clusterCallError(cluster, error, `ConfigMap ${namespace}/${name}`);
+  }
+}
+
+/**
+ * Refuses flags the operator would not deliver: 400 for a namespace never delivered to or a
+ * variable outside the installation's patterns, 409 for a ConfigMap of someone else's. One GET
+ * of metadata per ConfigMap named, nothing for other flags.
+ */
+export async function refuseUndeliverable(
+  ctx: ApiContext,
+  cluster: ConnectedCluster,
+  candidates: readonly FeatureFlagResource[],
+): Promise<void> {
+  const policy = deliveryPolicy(ctx);
+  for (const candidate of candidates) {
+    const never = namespaceNeverDelivered(candidate.metadata.namespace, policy);
+    if (never !== undefined) throw new HttpError(400, `namespace: ${never}`);
+    const refused = policyRefusal(candidate, { policy });
+    if (refused !== undefined) throw new HttpError(400, `delivery.envVar.name: ${refused}`);
+  }
+  const configMaps = new Set(
+    candidates.flatMap((c) => {
+      const name = c.spec.delivery.configMap?.configMapName;
+      return name === undefined ? [] : [`${c.metadata.namespace}/${name}`];
+    }),
+  );
+  for (const id of configMaps) {
+    const [namespace = "", name = ""] = id.split("/");
+    const owner = await foreignOwner(cluster, namespace, name);
+    if (owner !== undefined)
+      throw new HttpError(409, `delivery.configMap.configMapName: ${foreignConfigMapMessage(name, owner)}`);
+  }
+}
