@@ -1,4 +1,10 @@
-import { isDns1123Label, SYSTEM_NAMESPACE, type Validated } from "@svc/core";
+import {
+  isDns1123Label,
+  readDeliveryPolicy,
+  SYSTEM_NAMESPACE,
+  type DeliveryPolicy,
+  type Validated,
+} from "@svc/core";
 import {
   LOG_LEVELS,
   settingsReader,
@@ -53,6 +59,8 @@ export interface ApiConfig {
   sso: SsoConfig | undefined;
   /** false: only `admin` may log in with a password, everyone else signs in with SSO. */
   passwordLogin: boolean;
+  /** The operator's delivery policy, so the API refuses early and previews the same (docs/delivery.md). */
+  delivery: DeliveryPolicy;
 }
 
 export const DEFAULT_CLUSTER_ID = "local";
@@ -150,6 +158,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   }
   const sso = readSsoConfig(read);
   const passwordLogin = read.boolean("SVC_PASSWORD_LOGIN", true);
+  const delivery = readDeliveryPolicy(read, systemNamespace);
   if (!passwordLogin && sso === undefined) {
     read.problem("SVC_PASSWORD_LOGIN", "can be false only with single sign-on (SVC_OIDC_ISSUER_URL) set");
   }
@@ -172,6 +181,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
       webhooks,
       sso,
       passwordLogin,
+      delivery,
     },
   };
 }
