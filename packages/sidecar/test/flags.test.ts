@@ -3,6 +3,8 @@ import type { EvaluationContext } from "@openfeature/core";
 import { CANARY_ANNOTATION, canaryAnnotationValue } from "@svc/core/rollout-canary";
 import { FlagState, toSidecarFlag, type FeatureFlagObject } from "../src/flags.ts";
 import { parsePodLabels } from "../src/pod-labels.ts";
+import { ofrepSingle } from "../src/responses.ts";
+import { nestedMap, refChain } from "../../../test/support/hostile-targeting.ts";
 
 function featureFlag(
   name: string,
@@ -261,5 +263,50 @@ describe("FlagState and OFREP", () => {
     expect(two.configEtag()).not.toBe(before);
     two.apply("DELETED", a);
     expect(two.configEtag()).toBe(before);
+  });
+});
+
+describe("a flag whose rules exceed what a rule may cost (applied with kubectl)", () => {
+  const good = {
+    type: "boolean" as const,
+    defaultValue: "false",
+    variants: { on: "true", off: "false" },
+    defaultVariant: "off",
+    targeting: { if: [{ in: [{ var: "tenant" }, ["acme"]] }, "on", "off"] },
+  };
+  const overBound = { ...good, ...refChain(30) };
+  const single = (state: FlagState, key: string, context: EvaluationContext) => {
+    const entry = state.byKey(key);
+    if (entry === undefined) throw new Error(`no flag ${key}`);
+    const response = ofrepSingle(entry, context);
+    return { status: response.status, body: JSON.parse(response.body.toString()) as Record<string, unknown> };
+  };
+
+  it("keeps serving the last good definition, through a watch event and a relist, until a good one comes", () => {
+    const state = new FlagState();
+    state.apply("ADDED", featureFlag("beta", good));
+    // No change at all: the stream, the lists and OFREP keep the good definition.
+    expect(state.apply("MODIFIED", featureFlag("beta", overBound, "2"))).toEqual([]);
+    expect(state.replace([featureFlag("beta", { ...good, targeting: nestedMap(4, 60) }, "3")])).toEqual([]);
+    expect(single(state, "beta", { tenant: "acme" }).body).toMatchObject({ value: true, variant: "on" });
+    const fixed = { ...good, targeting: { if: [{ in: [{ var: "tenant" }, ["globex"]] }, "on", "off"] } };
+    expect(state.apply("MODIFIED", featureFlag("beta", fixed, "4"))).toHaveLength(1);
+    expect(single(state, "beta", { tenant: "acme" }).body).toMatchObject({ value: false, variant: "off" });
+  });
+
+  it("answers OFREP GENERAL naming the bound when there never was a good definition, and evaluates nothing", () => {
+    const state = new FlagState();
+    expect(state.apply("ADDED", featureFlag("beta", overBound))).toMatchObject([
+      { kind: "update", flag: { name: "beta", value: "false" } },
+    ]);
+    const answer = single(state, "beta", { email: "a@example.com" });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ key: "beta", errorCode: "GENERAL" });
+    expect(answer.body["errorDetails"]).toMatch(/^targeting its rules expand \(\$ref\) to .* more than the/);
+    const bulk = JSON.parse(state.ofrepBulk({}).response.body.toString()) as { flags: unknown[] };
+    expect(bulk.flags).toMatchObject([{ key: "beta", errorCode: "GENERAL" }]);
+    // A good definition afterwards is served as any other.
+    state.apply("MODIFIED", featureFlag("beta", good, "2"));
+    expect(single(state, "beta", { tenant: "acme" }).body).toMatchObject({ value: true });
   });
 });
