@@ -51,9 +51,20 @@ beforeAll(async () => {
   );
 });
 
-/** The env of `web` as `role` reads it, in the list and in the detail. */
-async function envAs(role: TestRole) {
-  const token = env.tokens[role];
+/** A user with a global role (or none) and grants, signed in. */
+async function userWith(username: string, role: string, grants: unknown[]): Promise<string> {
+  const password = `${username}-password`;
+  const created = await env.api.call("POST", "/api/v1/users", {
+    token: env.tokens.admin,
+    body: { username, password, role, grants },
+  });
+  expect(created.status, created.text).toBe(201);
+  return env.api.login(username, password);
+}
+
+/** The env of `web` as `who` (a role's user, or a token) reads it, in the list and in the detail. */
+async function envAs(who: TestRole | { token: string }) {
+  const token = typeof who === "string" ? env.tokens[who] : who.token;
   const list = await env.api.call("GET", `/api/v1/clusters/local/workloads?namespace=${ns}`, { token });
   const detail = await env.api.call("GET", `/api/v1/clusters/local/workloads/${ns}/web`, { token });
   expect([list.status, detail.status]).toEqual([200, 200]);
@@ -89,4 +100,24 @@ it("shows editors and admins the literal values", async () => {
     expect(seen.list, role).toEqual(expected);
     expect(seen.detail, role).toEqual(expected);
   }
+});
+
+it("decides by the role in the workload's scope: an editor's grant elsewhere does not show them", async () => {
+  const hidden = [
+    { name: "DATABASE_URL", value: "<redacted>" },
+    { name: "SENTRY_DSN", value: "<redacted>" },
+    { name: "FLAG_CHECKOUT", value: "true" },
+  ];
+  const elsewhere = await userWith("ed-elsewhere", "viewer", [
+    { role: "editor", namespaces: [`${ns}-other`] },
+  ]);
+  expect((await envAs({ token: elsewhere })).detail).toEqual(hidden);
+  const here = await userWith("ed-here", "none", [{ role: "editor", clusters: ["local"], namespaces: [ns] }]);
+  const seen = await envAs({ token: here });
+  expect(seen.detail).toEqual([
+    { name: "DATABASE_URL", value: DATABASE_URL },
+    { name: "SENTRY_DSN", value: SENTRY_DSN },
+    { name: "FLAG_CHECKOUT", value: "true" },
+  ]);
+  expect(seen.list).toEqual(seen.detail);
 });

@@ -1,22 +1,21 @@
-import { roleAtLeast, roleIn, type Actor, type EnvReader, type Principal } from "@svc/core";
-import type { ConnectedCluster } from "@svc/kube";
+import { roleAtLeast, roleIn, type EnvReader } from "@svc/core";
+import type { FastifyRequest } from "fastify";
+import type { ApiContext } from "../context.ts";
+import { clusterScope, principalOf } from "../http/scope.ts";
 
 /**
- * Whether the caller sees workloads' literal env values in `namespace` of `cluster` (issue 37
- * item 6): editors and admins in that scope do, viewers see the names only (values svc
- * delivered stay visible to all: core's workload-view.ts). The one place the workload routes
- * decide it. The cluster's labels are its ClusterConnection's, as http/scope.ts's clusterScope
- * reads them for every other scope check.
+ * Whether the caller sees workloads' literal env values in `namespace` of cluster `clusterId`
+ * (issue 37 item 6): editors and admins in that scope do, by their global role or a grant;
+ * viewers see the names only (values svc delivered stay visible to all: core's
+ * workload-view.ts). The one place the workload routes decide it, on the same scope as every
+ * other check (http/scope.ts).
  */
 export function envReader(
-  actor: Actor | Principal | undefined,
-  cluster: ConnectedCluster,
+  ctx: ApiContext,
+  request: FastifyRequest,
+  clusterId: string,
   namespace: string,
 ): EnvReader {
-  if (actor === undefined) return { literalValues: false };
-  // A global-role actor without grants is a principal whose grants are none.
-  const principal: Principal = { grants: [], ...actor };
-  const clusterLabels = cluster.connection?.metadata.labels ?? {};
-  const role = roleIn(principal, { clusterId: cluster.id, clusterLabels, namespace });
+  const role = roleIn(principalOf(request), clusterScope(ctx, clusterId, namespace));
   return { literalValues: roleAtLeast(role, "editor") };
 }

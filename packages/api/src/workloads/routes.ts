@@ -85,7 +85,7 @@ export function workloadRoutes(ctx: ApiContext) {
           request,
           reply,
           workloadListJson(cluster, visible, request.query, paging, (namespace) =>
-            envReader(request.actor, cluster, namespace),
+            envReader(ctx, request, cluster.id, namespace),
           ),
         );
       },
@@ -120,7 +120,7 @@ export function workloadRoutes(ctx: ApiContext) {
             `kind: ${namespace}/${name} names several workloads (${kinds}): add ?kind=`,
           );
         }
-        const reader = envReader(request.actor, cluster, namespace);
+        const reader = envReader(ctx, request, cluster.id, namespace);
         return workloadDetail(deliveryCluster(cluster), workload, cluster.flags.list(namespace), reader);
       },
     );
