@@ -50,6 +50,8 @@ export interface ApiConfig {
    * in front of the API (SVC_TRUSTED_PROXIES); true: every address (deprecated SVC_TRUST_PROXY).
    */
   trustProxy: boolean | readonly string[];
+  /** The secret svc's dashboard sends with X-Forwarded-For (SVC_PROXY_SECRET; http/client-address.ts). */
+  proxySecret?: string | undefined;
   /** The id under which the cluster this server runs in (the hub) is listed. */
   clusterId: string;
   /** The service's own namespace in the hub: ClusterConnections and their Secrets. */
@@ -147,6 +149,11 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
   else if (url !== "") read.problem("SVC_DATABASE_URL", "must be a postgres:// URL");
   const logLevel = read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info");
   const trustProxy = readTrustedProxies(read);
+  const proxySecret =
+    read.text("SVC_PROXY_SECRET", "", "at least 32 characters, the dashboard's own") || undefined;
+  if (proxySecret !== undefined && proxySecret.length < 32) {
+    read.problem("SVC_PROXY_SECRET", "must be at least 32 characters (the chart generates one)");
+  }
   const clusterId = read.text("SVC_CLUSTER_ID", DEFAULT_CLUSTER_ID);
   const systemNamespace = read.text("SVC_NAMESPACE", SYSTEM_NAMESPACE);
   const webhooks = readWebhookConfig(read);
@@ -176,6 +183,7 @@ export function parseApiConfig(env: Environment): Validated<ApiConfig> {
       auditRetentionDays,
       logLevel,
       trustProxy,
+      proxySecret,
       clusterId,
       systemNamespace,
       webhooks,

@@ -123,7 +123,7 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   // A refused body still arriving is read after the answer, so that the client gets it.
   installLingeringClose(app.server);
   app.setValidatorCompiler(typeboxValidatorCompiler);
-  installRequestBasics(app);
+  installRequestBasics(app, config.proxySecret);
   installErrorHandling(app);
   installAuth(app, context);
   installAuditRecorder(app, context);

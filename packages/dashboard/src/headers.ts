@@ -68,8 +68,17 @@ export type RequestHeaders = Record<string, string | string[] | undefined>;
  * never came and read the next request on the same upstream connection, another user's
  * perhaps, as that body (the hostile-input suite found it: that request got a 504).
  */
-export function upstreamHeaders(method: string, headers: RequestHeaders, clientIp: string): RequestHeaders {
+export function upstreamHeaders(
+  method: string,
+  headers: RequestHeaders,
+  clientIp: string,
+  proxySecret?: string,
+): RequestHeaders {
   const forwarded: RequestHeaders = { ...headers, "x-forwarded-for": clientIp };
+  // The API believes X-Forwarded-For with the secret only (its http/client-address.ts): one a
+  // browser sent is dropped, never passed on.
+  delete forwarded["x-svc-proxy-secret"];
+  if (proxySecret !== undefined) forwarded["x-svc-proxy-secret"] = proxySecret;
   if (method === "GET" || method === "HEAD") {
     delete forwarded["content-length"];
     delete forwarded["transfer-encoding"];

@@ -70,6 +70,11 @@ export async function buildDashboardServer(
   const logger: FastifyBaseLogger = pino({ level: config.logLevel, base: { component: "dashboard" } });
   const app = Fastify({
     loggerInstance: logger,
+    // request.ip: the browser's address behind the ingress controllers listed, else the connection's.
+    trustProxy:
+      config.trustedProxies === undefined || config.trustedProxies.length === 0
+        ? false
+        : [...config.trustedProxies],
     // The proxy streams request bodies through untouched, after bodyRefusal (below) checked their size.
     bodyLimit: API_BODY_LIMIT_BYTES,
     return503OnClosing: true,
@@ -128,7 +133,7 @@ export async function buildDashboardServer(
     http: { requestOptions: { timeout: config.apiTimeoutMs } },
     replyOptions: {
       rewriteRequestHeaders: (request, headers) =>
-        upstreamHeaders(request.method, headers as RequestHeaders, request.ip),
+        upstreamHeaders(request.method, headers as RequestHeaders, request.ip, config.proxySecret),
       onError: (reply, { error }) => {
         const failure = proxyFailure(error, config.apiUrl);
         reply.log.warn({ status: failure.status }, failure.error);

@@ -39,3 +39,12 @@ admin-dev-password
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{- define "svc.proxySecret" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace "svc-proxy" -}}
+{{- if and $existing $existing.data (index $existing.data "secret") -}}
+{{ index $existing.data "secret" | b64dec }}
+{{- else -}}
+{{ randAlphaNum 48 }}
+{{- end -}}
+{{- end -}}

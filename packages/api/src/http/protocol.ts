@@ -5,6 +5,7 @@ import { httpClientErrorAnswer } from "@svc/core/basics";
 import { answerClientError } from "@svc/core/lingering-close";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";
+import { clientAddress } from "./client-address.ts";
 
 /** How long a client may take to send a request (docs/api.md "Limits"). */
 export interface HttpTimeouts {
@@ -89,7 +90,7 @@ export function httpServerOptions(timeouts: HttpTimeouts) {
  * The first hook of every request: the client's address is read while the connection is
  * surely there, and the security headers and request id go on every response, errors included.
  */
-export function installRequestBasics(app: FastifyInstance): void {
+export function installRequestBasics(app: FastifyInstance, proxySecret?: string): void {
   app.decorateRequest("sourceIp", "");
   let closing = false;
   app.addHook("preClose", (done) => {
@@ -99,7 +100,7 @@ export function installRequestBasics(app: FastifyInstance): void {
   app.addHook("onRequest", async (request, reply) => {
     // Undefined when the client has already gone, though Fastify's type says string.
     const ip: unknown = request.ip;
-    request.sourceIp = typeof ip === "string" ? ip : "";
+    request.sourceIp = clientAddress(typeof ip === "string" ? ip : "", request.headers, proxySecret);
     void reply.headers(SECURITY_HEADERS).header("x-request-id", request.id);
     if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
       throw new HttpError(400, "the Host header is required (HTTP/1.1)");
