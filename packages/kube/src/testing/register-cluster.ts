@@ -2,7 +2,14 @@
 // kubeconfig in a Secret of the system namespace, and a ClusterConnection naming that Secret.
 import { readFile } from "node:fs/promises";
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION } from "@svc/core";
+import {
+  API_GROUP,
+  API_GROUP_VERSION,
+  API_VERSION,
+  CLUSTER_CONNECTION,
+  CLUSTER_CREDENTIAL_LABEL,
+  clusterSecretName,
+} from "@svc/core";
 import type { LocalControlPlane } from "./local-control-plane.ts";
 
 export interface ControlPlaneRegistration {
@@ -21,11 +28,11 @@ export async function registerControlPlane(
   controlPlane: LocalControlPlane,
   { id, systemNamespace, namespaces, labels, displayName = id }: ControlPlaneRegistration,
 ): Promise<void> {
-  const secret = `svc-cluster-${id}`;
+  const secret = clusterSecretName(id);
   await hub.makeApiClient(CoreV1Api).createNamespacedSecret({
     namespace: systemNamespace,
     body: {
-      metadata: { name: secret },
+      metadata: { name: secret, labels: { [CLUSTER_CREDENTIAL_LABEL]: id } },
       stringData: { kubeconfig: await readFile(controlPlane.kubeconfigPath, "utf8") },
     },
   });
