@@ -29,7 +29,11 @@ export function readDeliveryPolicy(read: SettingsReader, serviceNamespace: strin
       `must list namespace names (DNS-1123 labels), got ${JSON.stringify(badNamespaces.join(","))}`,
     );
   const envVarNames = list(
-    read.text("SVC_ENV_VAR_NAMES", "", "comma-separated name patterns, * for any run (FLAG_*,APP_FEATURE_*)"),
+    read.text(
+      "SVC_ENV_VAR_NAMES",
+      "",
+      "comma-separated name patterns, an asterisk standing for any run of characters",
+    ),
   );
   const badPatterns = envVarNames.filter((p) => !ENV_VAR_NAME_PATTERN.test(p));
   if (badPatterns.length > 0)
