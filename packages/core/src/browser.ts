@@ -36,3 +36,4 @@ export type {
 } from "./flag-rollout.ts";
 export * from "./grants.ts";
 export * from "./route-scope.ts";
+export { protectedRefusal, OVERRIDE_REASON_HEADER } from "./protected-writes.ts";

@@ -88,6 +88,23 @@ function planHint(input: DirectWriteInput): string {
   );
 }
 
+const REFUSAL =
+  /^cluster (\S+) is protected: a direct (update|toggle|delete) of flag ([^/\s]+)\/([^\s;]+) is refused/;
+
+/**
+ * The flag and cluster a refusal of directWriteDecision names, read back from its message (the
+ * dashboard links it to a new plan of that flag). Undefined for any other message, and for a
+ * create or an import, which no plan can make.
+ */
+export function protectedRefusal(
+  message: string,
+): { clusterId: string; write: DirectWrite; namespace: string; name: string } | undefined {
+  const match = REFUSAL.exec(message);
+  if (match === null) return undefined;
+  const [, clusterId = "", write = "", namespace = "", name = ""] = match;
+  return { clusterId, write: write as DirectWrite, namespace, name };
+}
+
 /**
  * Whether a direct write of a flag may go ahead. Off protected clusters, and for dry runs,
  * always. On a protected cluster only an admin with a valid override reason; everyone else is

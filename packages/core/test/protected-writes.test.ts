@@ -7,6 +7,7 @@ import {
   OVERRIDE_REASON_MAX,
   overrideReason,
   PROTECTED_CLUSTER_LABEL,
+  protectedRefusal,
   type DirectWriteInput,
 } from "../src/index.ts";
 
@@ -64,6 +65,26 @@ describe("directWriteDecision", () => {
     ];
     for (const labels of unprotected)
       expect(directWriteDecision(input({ cluster: { id: "dev", labels } }))).toEqual({ outcome: "allow" });
+  });
+});
+
+describe("protectedRefusal", () => {
+  it("reads the flag and cluster back from the refusal of an update, toggle or delete, and nothing else", () => {
+    for (const write of ["update", "toggle", "delete"] as const) {
+      const decision = directWriteDecision(input({ write, role: write === "delete" ? "admin" : "editor" }));
+      const error = decision.outcome === "refuse" ? decision.error : "";
+      expect(protectedRefusal(error)).toEqual({
+        clusterId: "prod",
+        write,
+        namespace: "shop",
+        name: "checkout",
+      });
+    }
+    const created = directWriteDecision(input({ write: "create" }));
+    expect(protectedRefusal(created.outcome === "refuse" ? created.error : "")).toBeUndefined();
+    expect(
+      protectedRefusal("role editor may not call DELETE /api/v1/flags/{namespace}/{name}"),
+    ).toBeUndefined();
   });
 });
 

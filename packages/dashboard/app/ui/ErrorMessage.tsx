@@ -1,4 +1,6 @@
+import { Link } from "react-router";
 import { ApiError } from "../api/client.ts";
+import { planLinkOf } from "./plan-link.ts";
 
 /** Text of any error, as the user should read it: the API's own message when there is one. */
 export function errorText(error: unknown): string {
@@ -12,9 +14,16 @@ export function errorText(error: unknown): string {
 /** An error shown next to what caused it; renders nothing when there is none. */
 export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
   if (error === undefined || error === null) return null;
+  const plan = planLinkOf(error);
   return (
     <p className="error" role="alert" id={id}>
       {errorText(error)}
+      {plan === undefined ? null : (
+        <>
+          {" "}
+          <Link to={plan}>Make this change as a rollout plan</Link>
+        </>
+      )}
     </p>
   );
 }
