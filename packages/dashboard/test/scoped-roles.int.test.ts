@@ -90,6 +90,7 @@ describe("scoped roles", () => {
     await fillGrant(admin, 1, { role: "editor", clusters: h.clusterId, namespaces: shop });
     await dialog.getByRole("button", { name: "Add grant" }).click();
     await fillGrant(admin, 2, { role: "viewer", clusters: "", namespaces: reports });
+    await h.screenshot(admin, "scoped-roles-new-user");
     await dialog.getByRole("button", { name: "Create user" }).click();
     await admin
       .getByRole("status")
