@@ -2,7 +2,8 @@
 // preview names the workloads that would restart before saving, the FeatureFlag in the cluster
 // is what the form said, bad input is caught as typed or shown next to its field, and the
 // detail page shows definition, status, history and YAML to the roles allowed to see them.
-import { AppsV1Api } from "@kubernetes/client-node";
+import { AppsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import type { Role } from "@svc/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -190,5 +191,73 @@ describe("editing and reading a flag", () => {
       await h.screenshot(page, `flag-detail-${theme}`);
       await page.close();
     }
+  });
+});
+
+describe("editing while others write the flag (issue 37 item 0)", () => {
+  const flag = () => ({
+    group: API_GROUP,
+    version: API_VERSION,
+    namespace: h.namespace,
+    plural: FEATURE_FLAG.plural,
+    name: "page-size",
+  });
+
+  beforeAll(async () => {
+    const response = await h.api("editor").fetch("/api/v1/flags", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "page-size",
+        namespace: h.namespace,
+        clusterId: h.clusterId,
+        type: "integer",
+        defaultValue: "20",
+        delivery: { sidecar: { selector: { matchLabels: { tier: "checkout" } } } },
+      }),
+    });
+    expect(response.status).toBe(201);
+  });
+
+  /** The edit page of page-size as an editor, its form filled from the flag. */
+  async function editing(): Promise<Page> {
+    const page = await h.newPage();
+    await h.login(page, "editor");
+    await page.goto(`${h.url}/flags/local/${h.namespace}/page-size/edit`);
+    await expect.poll(() => page.getByLabel("Value", { exact: true }).inputValue()).not.toBe("");
+    return page;
+  }
+
+  it("saves although the operator wrote the flag's status while the form was open", async () => {
+    const page = await editing();
+    // What the operator does after every delivery: the status, through its subresource.
+    await h.kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObjectStatus(
+        { ...flag(), body: { status: { message: "written while the form was open" } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    await page.getByLabel("Value", { exact: true }).fill("30");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "page-size" }).waitFor();
+    await expect.poll(async () => (await h.featureFlag("page-size")).spec.defaultValue).toBe("30");
+    await page.close();
+  });
+
+  it("refuses the save when someone else changed the definition meanwhile, naming the field and who", async () => {
+    const page = await editing();
+    await h.kubeConfig
+      .makeApiClient(CustomObjectsApi)
+      .patchNamespacedCustomObject(
+        { ...flag(), fieldManager: "kubectl-edit", body: { spec: { description: "Theirs" } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    await page.getByLabel("Value", { exact: true }).fill("40");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "Someone changed this flag" });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("by kubectl-edit (description)");
+    const stored = (await h.featureFlag("page-size")).spec;
+    expect([stored.description, stored.defaultValue]).toEqual(["Theirs", "30"]);
+    await page.close();
   });
 });
