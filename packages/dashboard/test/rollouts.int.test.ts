@@ -6,7 +6,8 @@
 // field it names), watches it advance on the timeline, aborts it while wave 1 bakes and sees it
 // rolled back in both clusters; a flag deleted mid-plan fails a gate, whose reason the page shows
 // as the operator wrote it; a viewer reads a scheduled plan and is offered nothing; a plan on a
-// protected cluster ("vault") is not the author's to approve, and an admin's approval starts it.
+// protected cluster ("vault") is not the author's to approve, and an admin's approval starts it;
+// an editor's direct toggle there is refused, with a link to a new plan of the flag.
 // Each test works on a flag of its own (checkout, banner, greeting, notice).
 import { readFile } from "node:fs/promises";
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
@@ -15,6 +16,7 @@ import {
   API_GROUP_VERSION,
   CLUSTER_CONNECTION,
   localClusterConnection,
+  OVERRIDE_REASON_HEADER,
   PROTECTED_CLUSTER_LABEL,
 } from "@svc/core";
 import { installCrds } from "@svc/kube";
@@ -52,8 +54,9 @@ async function send(
   path: string,
   body?: unknown,
   status = 201,
+  headers: Record<string, string> = {},
 ): Promise<{ name: string }> {
-  const init = body === undefined ? { method } : { method, body: JSON.stringify(body) };
+  const init = body === undefined ? { method, headers } : { method, headers, body: JSON.stringify(body) };
   const answer = await h.api(role).fetch(path, init);
   const text = await answer.text();
   expect(answer.status, text).toBe(status);
@@ -123,14 +126,22 @@ beforeAll(async () => {
     ["greeting", "local"],
     ["notice", "vault", vaultNamespace],
   ])
-    await send("admin", "POST", "/api/v1/flags", {
-      name,
-      namespace,
-      clusterId,
-      type: "boolean",
-      defaultValue: "false",
-      delivery: { envVar: { selector: { matchLabels: { app: `no-${name}` } } } },
-    });
+    await send(
+      "admin",
+      "POST",
+      "/api/v1/flags",
+      {
+        name,
+        namespace,
+        clusterId,
+        type: "boolean",
+        defaultValue: "false",
+        delivery: { envVar: { selector: { matchLabels: { app: `no-${name}` } } } },
+      },
+      201,
+      // A protected cluster takes a direct write only from an admin saying why.
+      clusterId === "vault" ? { [OVERRIDE_REASON_HEADER]: "the test's flag of the protected cluster" } : {},
+    );
   operator = await startOperator({ kc: h.kubeConfig, systemNamespace, namespaces: [h.namespace] });
 }, 180_000);
 
@@ -320,6 +331,31 @@ describe("rollouts", () => {
     expect(await page.locator("dl").textContent()).toMatch(/Approvedby admin .*: checked with ops/);
     await shot(page, "rollout-approved");
     expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("a direct write on a protected cluster", () => {
+  it("is refused to an editor, with a link to a new rollout plan of the flag", async () => {
+    const { page } = await signedIn("editor");
+    await page.goto(`${h.url}/flags/vault/${vaultNamespace}/notice`);
+    const toggle = page.getByRole("switch", { name: "Enabled notice" });
+    const before = await toggle.getAttribute("aria-checked");
+    await toggle.click();
+    const alert = page.getByRole("alert").filter({ hasText: "cluster vault is protected" });
+    await alert.waitFor({ timeout: 30_000 });
+    expect(await alert.textContent()).toContain(
+      "Not allowed: cluster vault is protected: a direct toggle of flag",
+    );
+    await shot(page, "protected-toggle-refused");
+    await alert.getByRole("link", { name: "Make this change as a rollout plan" }).click();
+    await page.getByRole("heading", { name: "New rollout" }).waitFor();
+    expect(await page.getByLabel("Flag namespace", { exact: true }).inputValue()).toBe(vaultNamespace);
+    expect(await page.getByLabel("Flag name", { exact: true }).inputValue()).toBe("notice");
+    await page.goto(`${h.url}/flags/vault/${vaultNamespace}/notice`);
+    expect(await page.getByRole("switch", { name: "Enabled notice" }).getAttribute("aria-checked")).toBe(
+      before,
+    );
     await page.close();
   });
 });
