@@ -52,3 +52,4 @@ export * from "./delivery-policy.ts";
 export * from "./delivery-settings.ts";
 export * from "./configmap-owner.ts";
 export * from "./route-scope.ts";
+export * from "./sso-grants.ts";

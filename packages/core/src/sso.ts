@@ -5,6 +5,8 @@
  */
 import { ROLES, type Role } from "./access.ts";
 import { updateDecision, USERNAME_MAX, USERNAME_PATTERN, type Refusal } from "./user-rules.ts";
+import type { Grant } from "./grants.ts";
+import { grantsFromGroups, type GroupGrant } from "./sso-grants.ts";
 
 /** The claim values (usually group names) that give each role. */
 export type RoleMapping = Readonly<Record<Role, readonly string[]>>;
@@ -84,13 +86,17 @@ export interface SsoSignInInput {
   usernameClaim: string;
   roleClaim: string;
   mapping: RoleMapping;
+  /** SVC_OIDC_GROUP_GRANTS: when set, the role claim's groups decide the user's grants at each sign-in. */
+  groupGrants?: readonly GroupGrant[];
   /** The stored user of that username (undefined: none yet), and how many admins exist. */
-  existing: { role: Role; ssoIdentity: string | undefined } | undefined;
+  existing:
+    { role: Role | undefined; ssoIdentity: string | undefined; grants?: readonly Grant[] } | undefined;
   adminCount: number;
 }
 
 export type SsoSignIn =
-  | { outcome: "create" | "update"; username: string; role: Role }
+  /** role undefined: grants only; grants undefined: the stored ones stay. */
+  | { outcome: "create" | "update"; username: string; role: Role | undefined; grants?: Grant[] }
   | { outcome: "refuse"; reason: SsoRefusalReason; username: string | undefined; message: string };
 
 /**
@@ -121,26 +127,33 @@ export function ssoSignInDecision(input: SsoSignInInput): SsoSignIn {
   // No mapped group: an existing user of this identity keeps the role an admin gave it.
   const kept = input.existing?.ssoIdentity === input.identity ? input.existing.role : undefined;
   const role = roleFromClaim(input.claims[input.roleClaim], input.mapping) ?? kept;
-  if (role === undefined) {
+  // Group grants, when mapped, are the identity's grants at each sign-in; else an admin's stay.
+  const mapped = (input.groupGrants ?? []).length > 0;
+  const grants = mapped
+    ? grantsFromGroups(claimValues(input.claims[input.roleClaim]), input.groupGrants ?? [])
+    : undefined;
+  const keptGrants = input.existing?.ssoIdentity === input.identity ? (input.existing.grants ?? []) : [];
+  if (role === undefined && (grants ?? keptGrants).length === 0) {
     return refuse("no-role", `${username}'s ${input.roleClaim} claim maps to no role in svc`);
   }
   if (username === BREAK_GLASS_USER) {
     return refuse("password-user", `user ${username} is kept for password login (the break-glass admin)`);
   }
   const { existing } = input;
-  if (existing === undefined) return { outcome: "create", username, role };
+  const access = grants === undefined ? {} : { grants };
+  if (existing === undefined) return { outcome: "create", username, role, ...access };
   if (existing.ssoIdentity === undefined) {
     return refuse("password-user", `user ${username} signs in with a password, not single sign-on`);
   }
   if (existing.ssoIdentity !== input.identity) {
     return refuse("other-identity", `user ${username} belongs to another single sign-on identity`);
   }
-  const demotion = updateDecision(username, role, {
-    targetRole: existing.role,
+  const demotion = updateDecision(username, role ?? "none", {
+    targetRole: existing.role ?? "none",
     adminCount: input.adminCount,
   });
   if (demotion !== undefined) return refuse("last-admin", demotion.error);
-  return { outcome: "update", username, role };
+  return { outcome: "update", username, role, ...access };
 }
 
 /** Why a password login is refused before its password is checked, if it is. */

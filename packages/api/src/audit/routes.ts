@@ -16,7 +16,7 @@ const AUDIT_MEDIA_TYPES = ["application/json", "text/csv"];
 function auditVisibilityOf(ctx: ApiContext, request: FastifyRequest): AuditVisibility {
   const clusters = (ctx.clusters?.list() ?? []).map((c) => ({
     id: c.id,
-    labels: c.connection?.metadata.labels ?? {},
+    labels: c.connection?.spec.labels ?? {},
   }));
   markScopeChecked(request);
   return auditVisibility(principalOf(request), clusters);

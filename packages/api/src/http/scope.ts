@@ -14,7 +14,7 @@ import { HttpError } from "./errors.ts";
 
 /**
  * The shell of scoped roles (core's grants.ts and route-scope.ts decide): a scope's cluster
- * labels come from the cluster's ClusterConnection, which the registry holds.
+ * labels are its ClusterConnection's spec.labels (as wave selectors read them), from the registry.
  */
 
 /** The auth hook ran before any handler of a non-public route: a missing actor is a wiring bug. */
@@ -24,7 +24,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export function clusterLabels(ctx: ApiContext, clusterId: string): Readonly<Record<string, string>> {
-  return ctx.clusters?.get(clusterId)?.connection?.metadata.labels ?? {};
+  return ctx.clusters?.get(clusterId)?.connection?.spec.labels ?? {};
 }
 
 export function clusterScope(ctx: ApiContext, clusterId: string, namespace?: string): Scope {

@@ -1,4 +1,4 @@
-import type { RoleMapping } from "@svc/core";
+import { parseGroupGrants, type GroupGrant, type RoleMapping } from "@svc/core";
 import type { SettingsReader } from "@svc/core/settings";
 
 /** The callback's path: the redirect URL the provider knows must lead here (through the dashboard). */
@@ -17,6 +17,8 @@ export interface SsoConfig {
   usernameClaim: string;
   roleClaim: string;
   roles: RoleMapping;
+  /** SVC_OIDC_GROUP_GRANTS: the grants the role claim's groups give (docs/access.md). */
+  groupGrants?: GroupGrant[];
 }
 
 /** Hosts where plain http is accepted for the issuer: the same machine only (tests, `svc dev`). */
@@ -51,7 +53,14 @@ export function readSsoConfig(read: SettingsReader): SsoConfig | undefined {
     editor: list(read.text("SVC_OIDC_EDITOR_GROUPS", "", "claim values separated by commas")),
     viewer: list(read.text("SVC_OIDC_VIEWER_GROUPS", "", "claim values separated by commas")),
   };
+  const groupGrantsText = read.text(
+    "SVC_OIDC_GROUP_GRANTS",
+    "",
+    'JSON [{"group": "...", "grant": {"role": "editor", "clusters": [...], "namespaces": [...]}}]',
+  );
+  const groupGrants = parseGroupGrants(groupGrantsText);
   if (issuerUrl === "") return undefined;
+  if (!groupGrants.ok) read.problem("SVC_OIDC_GROUP_GRANTS", groupGrants.message);
 
   const issuer = URL.canParse(issuerUrl) ? new URL(issuerUrl) : undefined;
   if (issuer?.protocol !== "https:" && !(issuer?.protocol === "http:" && isLoopbackUrl(issuer))) {
@@ -80,10 +89,10 @@ export function readSsoConfig(read: SettingsReader): SsoConfig | undefined {
     );
   }
   if (!scopes.split(" ").includes("openid")) read.problem("SVC_OIDC_SCOPES", "must include openid");
-  if (Object.values(roles).every((groups) => groups.length === 0)) {
+  if (Object.values(roles).every((groups) => groups.length === 0) && groupGrantsText.trim() === "") {
     read.problem(
       "SVC_OIDC_ADMIN_GROUPS",
-      "at least one of SVC_OIDC_ADMIN_GROUPS, SVC_OIDC_EDITOR_GROUPS, SVC_OIDC_VIEWER_GROUPS must be set, or nobody could sign in",
+      "at least one of SVC_OIDC_ADMIN_GROUPS, SVC_OIDC_EDITOR_GROUPS, SVC_OIDC_VIEWER_GROUPS, SVC_OIDC_GROUP_GRANTS must be set, or nobody could sign in",
     );
   }
   return {
@@ -96,5 +105,6 @@ export function readSsoConfig(read: SettingsReader): SsoConfig | undefined {
     usernameClaim,
     roleClaim,
     roles,
+    groupGrants: groupGrants.ok ? groupGrants.value : [],
   };
 }
