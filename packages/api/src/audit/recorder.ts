@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ROUTE_RULES, ruleFor } from "@svc/core";
 import { backoffDelay, type BackoffPolicy } from "@svc/core/backoff";
@@ -7,7 +6,7 @@ import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { databaseUnavailable } from "../store/db.ts";
 import { outcomeOf, type NewAuditEvent } from "./event.ts";
-import { RefusedLoginLog } from "./refused-logins.ts";
+import { refusedLoginLog } from "./refused-logins.ts";
 
 /** Audit fields are bounded: a name that a client made up never fills the log. */
 const NAME_MAX = 253;
@@ -130,10 +129,7 @@ export async function appendSurvivingOutages(
 export function installAuditRecorder(app: FastifyInstance, ctx: ApiContext): void {
   app.decorateRequest("auditRecorded", false);
   // Refused password logins, which anyone may send, are counted per source and hour (refused-logins.ts).
-  const refusedLogins = new RefusedLoginLog(
-    (event, key) => ctx.audit.upsert(event, key),
-    randomBytes(6).toString("hex"),
-  );
+  const refusedLogins = refusedLoginLog(ctx);
   app.addHook("onSend", async (request, reply, payload) => {
     if (request.auditRecorded) return payload;
     const now = ctx.now();

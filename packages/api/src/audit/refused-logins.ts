@@ -2,9 +2,11 @@
  * Refused logins in the audit log, aggregated (docs/api.md "Audit"): anyone may send logins, so
  * one row per refusal would let a stranger fill the database. Each source address gets one row
  * per hour, "N refused logins from A", written at its first refusal and updated with the count
- * after; past REFUSED_LOGIN_SOURCES_MAX addresses in an hour, the rest share one row. Storage is
- * then bounded whatever the attacker sends: (REFUSED_LOGIN_SOURCES_MAX + 1) rows per hour.
+ * after; past REFUSED_LOGIN_SOURCES_MAX addresses in an hour, the rest share one row. Password
+ * logins and SSO callbacks (a forged state needs no provider) count apart. Storage is then
+ * bounded whatever the attacker sends: 2 × (REFUSED_LOGIN_SOURCES_MAX + 1) rows per hour.
  */
+import { randomBytes } from "node:crypto";
 import { isoTime } from "../time.ts";
 import type { NewAuditEvent } from "./event.ts";
 
@@ -16,9 +18,14 @@ export const REFUSED_LOGIN_USERNAMES_MAX = 10;
 /** The row of the addresses past the first REFUSED_LOGIN_SOURCES_MAX of an hour. */
 export const OTHER_SOURCES = "";
 
+/** Password logins and single sign-on callbacks count in rows of their own. */
+export type RefusalKind = "password" | "sso";
+
 export interface RefusedLogins {
   /** The first refusal of the row: its actor, status and error stay the row's. */
   first: NewAuditEvent;
+  /** The latest refusal's details ({status, error}). */
+  last: Readonly<Record<string, unknown>>;
   source: string;
   refusals: number;
   /** Refusals by HTTP status ("401", "429", …). */
@@ -49,6 +56,7 @@ export function addRefusal(
   const status = typeof given === "number" ? String(given) : "";
   const base = row ?? {
     first: event,
+    last: event.details,
     source,
     refusals: 0,
     statuses: {},
@@ -61,6 +69,7 @@ export function addRefusal(
     refusals: base.refusals + 1,
     statuses: { ...base.statuses, [status]: (base.statuses[status] ?? 0) + 1 },
     usernames: known ? base.usernames : [...base.usernames, event.actor],
+    last: event.details,
     lastAt: event.timestamp,
   };
 }
@@ -80,6 +89,8 @@ export function refusedLoginsEvent(row: RefusedLogins): NewAuditEvent {
       usernames: row.usernames,
       firstAt: row.first.timestamp,
       lastAt: row.lastAt,
+      lastStatus: row.last["status"],
+      lastError: row.last["error"],
     },
   };
 }
@@ -97,7 +108,7 @@ interface Entry {
  */
 export class RefusedLoginLog {
   #window = 0;
-  readonly #rows = new Map<string, Entry>();
+  readonly #rows = new Map<RefusalKind, Map<string, Entry>>();
   readonly #write: (event: NewAuditEvent, key: string) => Promise<void>;
   readonly #boot: string;
 
@@ -107,22 +118,25 @@ export class RefusedLoginLog {
   }
 
   /** Counts the refusal `event` recorded at `now`; resolves once a write including it is done. */
-  record(event: NewAuditEvent, now: number): Promise<void> {
+  record(event: NewAuditEvent, now: number, kind: RefusalKind = "password"): Promise<void> {
     const window = windowOf(now);
     if (window !== this.#window) {
       this.#window = window;
       this.#rows.clear();
     }
-    const source = refusalSource(this.#rows, event.sourceIp);
-    let entry = this.#rows.get(source);
+    const rows = this.#rows.get(kind) ?? new Map<string, Entry>();
+    this.#rows.set(kind, rows);
+    const source = refusalSource(rows, event.sourceIp);
+    let entry = rows.get(source);
     const row = addRefusal(entry?.row, event, source);
     if (entry === undefined) {
       entry = { row, writing: undefined, again: undefined };
-      this.#rows.set(source, entry);
+      rows.set(source, entry);
     } else {
       entry.row = row;
     }
-    return this.#flush(entry, `refused-logins ${this.#boot} ${isoTime(window)} ${source || "*"}`);
+    const key = `refused-logins ${this.#boot} ${isoTime(window)} ${kind} ${source || "*"}`;
+    return this.#flush(entry, key);
   }
 
   #flush(entry: Entry, key: string): Promise<void> {
@@ -143,4 +157,18 @@ export class RefusedLoginLog {
     entry.again = undefined;
     return this.#flush(entry, key);
   }
+}
+
+const logs = new WeakMap<object, RefusedLoginLog>();
+
+/** The server's one log of refused logins (`owner`: its context), shared by the routes that refuse. */
+export function refusedLoginLog(owner: {
+  audit: { upsert: (event: NewAuditEvent, key: string) => Promise<void> };
+}): RefusedLoginLog {
+  let log = logs.get(owner);
+  if (log === undefined) {
+    log = new RefusedLoginLog((event, key) => owner.audit.upsert(event, key), randomBytes(6).toString("hex"));
+    logs.set(owner, log);
+  }
+  return log;
 }

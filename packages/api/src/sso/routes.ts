@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { restRole, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
+import { ROLES, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
+import { refusedLoginLog } from "../audit/refused-logins.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { Me } from "../auth/routes.ts";
 import { isoTime } from "../time.ts";
 import { OidcClient, type PendingSignIn } from "./oidc-client.ts";
 import { OneTimeStore } from "./one-time.ts";
@@ -35,6 +35,7 @@ const REFUSAL_STATUS: Readonly<Record<CallbackRefusal, number>> = {
   "last-admin": 409,
 };
 
+const Me = Type.Object({ username: Type.String(), role: Type.Enum([...ROLES]) });
 const Session = Type.Object({
   token: Type.String(),
   expiresAt: Type.String({ format: "date-time" }),
@@ -130,10 +131,14 @@ export function ssoRoutes(ctx: ApiContext) {
     ctx.metrics.logins.inc({ outcome: "failure" });
     request.errorMessage = `single sign-on refused: ${refusal.message}`;
     try {
-      await appendSurvivingOutages(
-        changeAuditEvent(request, REFUSAL_STATUS[refusal.reason], ctx.now()),
-        (e) => ctx.audit.append(e),
-      );
+      const now = ctx.now();
+      const event = changeAuditEvent(request, REFUSAL_STATUS[refusal.reason], now);
+      // A state or code anyone can make up is counted per source and hour, not one row each.
+      if (refusal.reason === "expired" || refusal.reason === "provider") {
+        await refusedLoginLog(ctx).record(event, now, "sso");
+      } else {
+        await appendSurvivingOutages(event, (e) => ctx.audit.append(e));
+      }
     } catch (error) {
       ctx.metrics.auditWriteFailures.inc();
       request.log.error({ err: error }, "could not write the audit event");
@@ -232,37 +237,25 @@ export function ssoRoutes(ctx: ApiContext) {
             usernameClaim: sso.config.usernameClaim,
             roleClaim: sso.config.roleClaim,
             mapping: sso.config.roles,
-            groupGrants: sso.config.groupGrants ?? [],
             existing: stored.target,
             adminCount: stored.adminCount,
           });
           if (decided.outcome === "refuse") return decided;
           if (decided.outcome === "create") {
             await writer.insert(
-              {
-                role: restRole(decided.role),
-                grants: decided.grants ?? [],
-                passwordHash: "",
-                ssoIdentity: identity,
-              },
+              { role: decided.role, passwordHash: "", ssoIdentity: identity },
               isoTime(now),
             );
-          } else if (stored.target?.role !== decided.role || decided.grants !== undefined) {
-            const grants = decided.grants === undefined ? {} : { grants: decided.grants };
-            await writer.update({ role: restRole(decided.role), ...grants }, isoTime(now));
+          } else if (stored.target?.role !== decided.role) {
+            await writer.update({ role: decided.role }, isoTime(now));
           }
-          request.actor = {
-            username: decided.username,
-            role: decided.role,
-            grants: decided.grants ?? stored.target?.grants ?? [],
-          };
+          request.actor = { username: decided.username, role: decided.role };
           request.auditNote = {
             details: {
               method: "sso",
               issuer: String(claims.iss),
               created: decided.outcome === "create",
-              role: restRole(decided.role),
-              ...(decided.grants === undefined ? {} : { grants: decided.grants }),
+              role: decided.role,
             },
           };
           await writer.audit(changeAuditEvent(request, 200, now));
@@ -280,7 +273,7 @@ export function ssoRoutes(ctx: ApiContext) {
           session: {
             token,
             expiresAt: isoTime(session.expiresAt),
-            user: { username: user.username, role: restRole(user.role), grants: user.grants },
+            user: { username: user.username, role: user.role },
           },
         });
         // The cookie stays: the dashboard's /sso page redeems the code with it.
