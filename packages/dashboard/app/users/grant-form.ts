@@ -14,6 +14,7 @@ import {
   isLabelKey,
   isLabelValue,
   matchesPattern,
+  userAccessProblem,
   type Grant,
   type Role,
 } from "@svc/core/browser";
@@ -106,8 +107,8 @@ export function grantFormProblems(form: GrantForm): Partial<Record<GrantField, s
 /** What keeps the access from being saved as a whole, or undefined when it can be. */
 export function accessProblem(role: UserRole, grants: readonly GrantForm[]): string | undefined {
   if (grants.length > GRANTS_MAX) return `at most ${GRANTS_MAX} grants`;
-  if (role === NO_GLOBAL_ROLE && grants.length === 0)
-    return 'a user without a global role ("none") needs at least one grant';
+  const whole = userAccessProblem(role, grants.map(grantFromForm));
+  if (whole !== undefined) return whole;
   if (grants.some((grant) => Object.keys(grantFormProblems(grant)).length > 0))
     return "correct the grants marked above";
   return grantsProblem(grants.map(grantFromForm));
