@@ -52,8 +52,9 @@ export function createBody(flag: FlagRef, options: DefinitionOptions, enabled: b
 
 /**
  * PUT /api/v1/flags/{ns}/{name} for `svc flags set`: the flag as read, with the options' fields
- * changed, and the resourceVersion read, so a change made meanwhile is refused (409) instead
- * of overwritten. `enabled` is left out: the flag keeps its state.
+ * changed, and the resourceVersion read, so a change of the definition made meanwhile is refused
+ * (409, naming it) instead of overwritten; the operator's status writes meanwhile are not
+ * conflicts. `enabled` is left out: the flag keeps its state.
  */
 export function setBody(current: FlagView, options: DefinitionOptions): FlagUpdateBody {
   const body = definitionOf(current, false);
