@@ -10,6 +10,7 @@ import {
   GO_DURATION,
   HTTP_URL,
   isLabelKey,
+  isPlaintextServer,
 } from "./names.ts";
 import { Conditions, labelMap } from "./schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "./validation.ts";
@@ -166,10 +167,6 @@ export interface TransportProblem {
 }
 
 type TransportSpec = Pick<ClusterConnectionSpec, "apiServer" | "insecure" | "trustSystemCAs">;
-
-export function isPlaintextServer(apiServer: string): boolean {
-  return /^http:\/\//i.test(apiServer);
-}
 
 /** Why spec.apiServer may not be reached at all as written (plaintext), or undefined. */
 export function plaintextProblem(spec: TransportSpec): TransportProblem | undefined {

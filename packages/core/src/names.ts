@@ -38,6 +38,11 @@ export const GO_DURATION = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
 /** An absolute http(s) URL with a host. */
 export const HTTP_URL = "^https?://[^\\s/?#]+([/?#][^\\s]*)?$";
 
+/** An http:// (not https://) URL: whatever is sent to it travels unencrypted. */
+export function isPlaintextServer(url: string): boolean {
+  return /^http:\/\//i.test(url);
+}
+
 const compiled = new Map<string, RegExp>();
 
 /** True when `value` matches one of the patterns above (compiled once). */

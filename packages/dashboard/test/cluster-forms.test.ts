@@ -80,6 +80,18 @@ describe("registerProblems", () => {
     ]);
   });
 
+  it("refuses http://, whose credentials would travel unencrypted (insecure options are for the API)", () => {
+    expect(registerProblems({ ...base, apiServer: "http://10.0.0.1:8080" })["apiServer"]).toMatch(
+      /unencrypted/,
+    );
+  });
+
+  it("sends trustSystemCAs only when the box is ticked", () => {
+    const token = { ...base, authMethod: "serviceaccount" as const, token: "t" };
+    expect(registerBody(token)).not.toHaveProperty("trustSystemCAs");
+    expect(registerBody({ ...token, trustSystemCAs: true })).toMatchObject({ trustSystemCAs: true });
+  });
+
   it("asks for a token or a Secret name according to the source", () => {
     expect(registerProblems({ ...base, authMethod: "oidc" })["token"]).toBeDefined();
     expect(registerProblems({ ...base, source: "secret" })["credentialRef.name"]).toBeDefined();

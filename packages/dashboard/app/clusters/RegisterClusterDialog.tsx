@@ -151,6 +151,16 @@ export function RegisterClusterDialog() {
           )}
         </>
       )}
+      <label className="radio">
+        <input
+          type="checkbox"
+          checked={form.trustSystemCAs}
+          onChange={(event) => {
+            update({ trustSystemCAs: event.target.checked });
+          }}
+        />{" "}
+        No CA certificate: verify the server with the system&apos;s public CAs
+      </label>
       {text("namespaces", "namespaces", "Namespaces", "comma-separated; empty: all but system namespaces")}
       {text("resyncPeriod", "resyncPeriod", "Resync period", "e.g. 5m; empty: 300s")}
       {text("labels", "labels", "Labels", "one key=value per line", true)}

@@ -10,6 +10,7 @@ import {
   isDns1123Subdomain,
   isLabelKey,
   isLabelValue,
+  isPlaintextServer,
   matchesPattern,
   type ClusterRegistrationBody,
 } from "@svc/core/browser";
@@ -40,6 +41,8 @@ export interface RegisterForm {
   resyncPeriod: string;
   /** One `key=value` per line. */
   labels: string;
+  /** No CA given: verify the server against the system's public CAs (the API refuses it otherwise). */
+  trustSystemCAs: boolean;
 }
 
 export const EMPTY_REGISTER_FORM: RegisterForm = {
@@ -56,6 +59,7 @@ export const EMPTY_REGISTER_FORM: RegisterForm = {
   namespaces: "",
   resyncPeriod: "",
   labels: "",
+  trustSystemCAs: false,
 };
 
 export function namespaceList(text: string): string[] {
@@ -102,6 +106,7 @@ export function registerBody(form: RegisterForm): ClusterRegistrationBody {
     ...(namespaces.length === 0 ? {} : { namespaces }),
     ...(form.resyncPeriod.trim() === "" ? {} : { resyncPeriod: form.resyncPeriod.trim() }),
     ...(Object.keys(labels).length === 0 ? {} : { labels }),
+    ...(form.trustSystemCAs ? { trustSystemCAs: true } : {}),
   };
 }
 
@@ -113,6 +118,9 @@ export function registerProblems(form: RegisterForm): Partial<Record<string, str
     problems["displayName"] = "displayName: give the cluster a name people recognize";
   if (!matchesPattern(HTTP_URL, form.apiServer.trim())) {
     problems["apiServer"] = "apiServer: the API server's https:// URL, e.g. https://10.0.0.1:6443";
+  } else if (isPlaintextServer(form.apiServer.trim())) {
+    // insecure.allowPlaintext, with its reason, is for the API and kubectl: not offered here.
+    problems["apiServer"] = "apiServer: https:// - over http:// the credentials would travel unencrypted";
   }
   if (form.source === "secret") {
     if (!isDns1123Subdomain(form.secretName.trim()))
