@@ -215,6 +215,34 @@ describe("a direct write on a protected cluster", () => {
     expect(await stored("previewed-new")).toBeUndefined();
   });
 
+  it("lets an admin by grant over the flag's cluster and namespace override there, not an editor by grant", async () => {
+    const flag = await existing("granted");
+    const user = async (username: string, role: "admin" | "editor") => {
+      const reply = await env.api.call("POST", "/api/v1/users", {
+        token: token("admin"),
+        body: {
+          username,
+          password: `${username}-password`,
+          role: "none",
+          grants: [{ role, clusters: ["prod"], namespaces: [ns] }],
+        },
+      });
+      expect(reply.status, reply.text).toBe(201);
+      return env.api.login(username, `${username}-password`);
+    };
+    const [ops, dev] = [await user("ops", "admin"), await user("dev", "editor")];
+    const toggle = writes("granted", "granted-new").toggle;
+    const header = { [OVERRIDE_REASON_HEADER]: "INC-9" };
+    const editor = await send(toggle, dev, header);
+    expect(editor.status).toBe(403);
+    expect(errorOf(editor)).toMatch(/only an admin may override/);
+    expect((await send(toggle, ops)).status).toBe(403);
+    expect((await stored("granted"))?.metadata.resourceVersion).toBe(flag.metadata.resourceVersion);
+    const admin = await send(toggle, ops, header);
+    expect(admin.status, admin.text).toBe(200);
+    expect((await stored("granted"))?.spec.enabled).toBe(false);
+  });
+
   it("leaves an unprotected cluster as it was: an editor toggles and updates there", async () => {
     await existing("open");
     const calls = writes("open", "open-new", "local");
