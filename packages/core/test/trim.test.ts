@@ -174,8 +174,9 @@ function withApiNoise(object: WorkloadObject, status: object, deleting: boolean)
 function readings(target: Workload, all: FeatureFlagResource[]) {
   return {
     plan: planWorkload(target, all, cluster),
-    listed: discoveredWorkload(cluster, target, all),
-    detail: workloadDetail(cluster, target, all),
+    // As an editor reads them: every literal value the trimmed cache must keep.
+    listed: discoveredWorkload(cluster, target, all, { literalValues: true }),
+    detail: workloadDetail(cluster, target, all, { literalValues: true }),
     apply: {
       containers: flagContainers(target).map((c) => c.name),
       resourceVersion: target.object.metadata?.resourceVersion,
