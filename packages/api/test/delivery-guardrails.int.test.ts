@@ -2,10 +2,16 @@
 // refused for every role (400 naming the field) on create, update and import; so are svc's own
 // namespace and kube-*, and names outside the installation's patterns; a ConfigMap svc did not
 // create is refused with 409 naming its owner, and nothing in it changes.
-import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION, DEFAULT_DELIVERY_POLICY, FEATURE_FLAG } from "@svc/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testNamespace } from "../../../test/support/kube.ts";
+import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import { REFUSED_NAMES } from "../../core/test/support/refused-env-names.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
 
@@ -98,6 +104,51 @@ describe("namespaces never delivered to", () => {
       expect(errorOf(reply)).toMatch(/^namespace: /);
       expect((await stored(namespace)).map((f) => f.metadata.name)).not.toContain("takeover");
     }
+  });
+});
+
+describe("the preview", () => {
+  it("shows that a workload of a namespace labelled svc.io/flags=disabled gets nothing, no restart", async () => {
+    const quiet = await testNamespace(env.kc, "guard-quiet");
+    await env.kc
+      .makeApiClient(CoreV1Api)
+      .patchNamespace(
+        { name: quiet, body: { metadata: { labels: { "svc.io/flags": "disabled" } } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    await env.kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
+      namespace: quiet,
+      body: {
+        metadata: { name: "batch", labels: { app: "web" } },
+        spec: {
+          selector: { matchLabels: { pod: "batch" } },
+          template: {
+            metadata: { labels: { pod: "batch" } },
+            spec: { containers: [{ name: "main", image: "example/main:1" }] },
+          },
+        },
+      },
+    });
+    const reply = await eventually(
+      () =>
+        env.api.call("POST", "/api/v1/flags?dryRun=true", {
+          ...as("editor"),
+          body: envFlag("preview-me", "FLAG_PREVIEW", quiet),
+        }),
+      (r) => (r.json as { preview?: unknown[] }).preview?.length === 1,
+      "the Deployment in the API's cache",
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect((reply.json as { preview: unknown[] }).preview).toEqual([
+      {
+        kind: "Deployment",
+        namespace: quiet,
+        name: "batch",
+        matchedBy: "labels",
+        restarts: false,
+        reasons: [],
+      },
+    ]);
   });
 });
 

@@ -27,6 +27,36 @@ describe("parseOperatorConfig", () => {
   });
 });
 
+describe("the delivery guardrails", () => {
+  it("never deliver to svc's namespace, by default to no other, and allow any name not refused", () => {
+    expect(parseOperatorConfig({ SVC_NAMESPACE: "platform" }).delivery).toEqual({
+      serviceNamespace: "platform",
+      excludedNamespaces: [],
+      namespaceOptIn: false,
+      envVarNames: [],
+    });
+  });
+
+  it("read the installer's namespaces, opt-in mode and name patterns, naming a bad one", () => {
+    const config = parseOperatorConfig({
+      SVC_DELIVERY_EXCLUDED_NAMESPACES: "monitoring,team-infra",
+      SVC_DELIVERY_NAMESPACE_OPT_IN: "true",
+      SVC_ENV_VAR_NAMES: "FLAG_*",
+    });
+    expect(config.delivery).toMatchObject({
+      excludedNamespaces: ["monitoring", "team-infra"],
+      namespaceOptIn: true,
+      envVarNames: ["FLAG_*"],
+    });
+    expect(() => parseOperatorConfig({ SVC_ENV_VAR_NAMES: "FLAG_*,NODE-OPTIONS" })).toThrow(
+      /SVC_ENV_VAR_NAMES must list name patterns .*NODE-OPTIONS/,
+    );
+    expect(() => parseOperatorConfig({ SVC_DELIVERY_NAMESPACE_OPT_IN: "yes" })).toThrow(
+      /SVC_DELIVERY_NAMESPACE_OPT_IN must be true or false/,
+    );
+  });
+});
+
 describe("the sidecar's image and resources", () => {
   it("accepts image references with a registry port, a tag and a digest", () => {
     for (const image of [

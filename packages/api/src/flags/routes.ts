@@ -16,6 +16,7 @@ import {
   previewFlag,
   validateFlagCreate,
   validateFlagUpdate,
+  type DeliveryScope,
   type FeatureFlagResource,
   type Validated,
 } from "@svc/core";
@@ -33,7 +34,7 @@ import { workloadsOf } from "../workloads/read.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
-import { refuseUndeliverable } from "./guardrails.ts";
+import { deliveryScope, refuseUndeliverable } from "./guardrails.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
 import { readFilter, requireScopes } from "../http/scope.ts";
 
@@ -90,7 +91,12 @@ function refuseConflicts(cluster: ConnectedCluster, candidate: FeatureFlagResour
   if (conflict !== undefined) throw new HttpError(409, conflict);
 }
 
-function preview(cluster: ConnectedCluster, candidate: FeatureFlagResource, previous?: FeatureFlagResource) {
+function preview(
+  scope: DeliveryScope,
+  cluster: ConnectedCluster,
+  candidate: FeatureFlagResource,
+  previous?: FeatureFlagResource,
+) {
   const namespace = candidate.metadata.namespace;
   return previewFlag({
     candidate,
@@ -98,6 +104,7 @@ function preview(cluster: ConnectedCluster, candidate: FeatureFlagResource, prev
     workloads: workloadsOf(cluster, namespace),
     namespaceFlags: cluster.flags.list(namespace),
     cluster: deliveryCluster(cluster),
+    scope,
   });
 }
 
@@ -153,7 +160,10 @@ export function flagRoutes(ctx: ApiContext) {
         await refuseUndeliverable(ctx, cluster, [candidate]);
         if (request.query.dryRun === "true") {
           request.auditNote.skip = true;
-          return { flag: flagView(candidate, cluster.id), preview: preview(cluster, candidate) };
+          return {
+            flag: flagView(candidate, cluster.id),
+            preview: preview(deliveryScope(ctx, cluster, body.namespace), cluster, candidate),
+          };
         }
         const created = await createFlag(cluster, candidate, request.actor?.username);
         request.auditNote.details = changedFields({}, flagAuditFields(created));
@@ -200,7 +210,15 @@ export function flagRoutes(ctx: ApiContext) {
         await refuseUndeliverable(ctx, cluster, [wanted]);
         if (dryRun === "true") {
           request.auditNote = { skip: true };
-          return { flag: flagView(wanted, cluster.id), preview: preview(cluster, wanted, current) };
+          return {
+            flag: flagView(wanted, cluster.id),
+            preview: preview(
+              deliveryScope(ctx, cluster, wanted.metadata.namespace),
+              cluster,
+              wanted,
+              current,
+            ),
+          };
         }
         const replaced = await replaceFlag(
           cluster,
