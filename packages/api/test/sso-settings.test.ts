@@ -25,7 +25,22 @@ describe("single sign-on settings", () => {
       usernameClaim: "preferred_username",
       roleClaim: "groups",
       roles: { admin: [], editor: ["flags-editors", "devs"], viewer: [] },
+      groupGrants: [],
     });
+  });
+
+  it("read group grants, alone enough to sign in, and name a bad one", () => {
+    const grants = [{ group: "team-shop", grant: { role: "editor", namespaces: ["shop-*"] } }];
+    const noRoles = { ...SSO, SVC_OIDC_EDITOR_GROUPS: "" };
+    const parsed = parseApiConfig({ ...noRoles, SVC_OIDC_GROUP_GRANTS: JSON.stringify(grants) });
+    expect(parsed.ok && parsed.value.sso?.groupGrants).toEqual(grants);
+    const bad = parseApiConfig({
+      ...SSO,
+      SVC_OIDC_GROUP_GRANTS: '[{"group": "x", "grant": {"role": "root"}}]',
+    });
+    expect(bad.ok ? [] : bad.errors.map((e) => `${e.field}: ${e.message}`)).toEqual([
+      expect.stringMatching(/^SVC_OIDC_GROUP_GRANTS: \[0\]\.grant\.0\.role/) as string,
+    ]);
   });
 
   it("name every missing or bad variable", () => {
