@@ -63,12 +63,11 @@ export function kubeconfigTrust(text: string): ServerTrust | undefined {
   const entries = currentEntries(text);
   if ("problem" in entries) return undefined;
   const { cluster } = entries;
-  const set = (key: string) => cluster[key] !== undefined && cluster[key] !== null && cluster[key] !== false;
   const ca = cluster["certificate-authority-data"];
   return {
     ca: typeof ca === "string" && ca.trim() !== "",
-    // kubectl reads the field as a boolean; anything but false or absent is taken as set here.
-    skipTLSVerify: set("insecure-skip-tls-verify"),
-    proxy: set("proxy-url") && cluster["proxy-url"] !== "",
+    // As client-node reads them: a skip only when true (a quoted "true" counted too, to be safe).
+    skipTLSVerify: [true, "true"].includes(cluster["insecure-skip-tls-verify"] as boolean | string),
+    proxy: Boolean(cluster["proxy-url"]),
   };
 }

@@ -102,6 +102,10 @@ describe("kubeconfigTrust", () => {
     expect(kubeconfigTrust(kubeconfig({ "proxy-url": "socks5://10.0.0.9:1080" }))).toMatchObject({
       proxy: true,
     });
+    expect(kubeconfigTrust(kubeconfig({ "insecure-skip-tls-verify": "true" }))).toMatchObject({
+      skipTLSVerify: true,
+    });
+    expect(kubeconfigTrust(kubeconfig({ "proxy-url": "" }))).toMatchObject({ proxy: false });
     expect(kubeconfigTrust("clusters: []")).toBeUndefined();
   });
 });
