@@ -29,6 +29,9 @@ const hostileRule = fc.oneof(
     { "==": [{ var: "$flagd.flagKey" }, { var: "$flagd.timestamp" }] },
   ),
   fc.integer({ min: 65, max: 2000 }).map(nestedRule),
+  // What costs without bound once evaluated (issue 37): a refused rule, never a stall.
+  fc.integer({ min: 2, max: 5 }).map((levels) => nestedMap(levels, 60)),
+  fc.constant(hugeArrayRule(150_000)),
 );
 
 /** The targeting fields of a flag body, each right, wrong in type, or hostile. */
@@ -52,6 +55,7 @@ export const hostileTargetingFields = {
   targeting: hostileRule,
   evaluators: fc.oneof(
     fc.constant({ a: { $ref: "b" }, b: { $ref: "a" } }),
+    fc.integer({ min: 14, max: 30 }).map((depth) => refChain(depth).evaluators),
     fc.dictionary(
       fc.oneof(fc.constantFrom("__proto__", "constructor"), fc.string({ maxLength: 6 })),
       hostileRule,
@@ -101,8 +105,11 @@ export const hostileFlagdFile = fc.oneof(
  * Evaluators that each use the next twice, `depth` deep (issue 37): under 1 KB as written at 14
  * levels, 2^depth copies of the last once flagd-core has replaced every `$ref` by its text.
  */
-export function refChain(depth: number): { targeting: unknown; evaluators: Record<string, unknown> } {
-  const evaluators: Record<string, unknown> = {};
+export function refChain(depth: number): {
+  targeting: Record<string, unknown>;
+  evaluators: Record<string, Record<string, unknown>>;
+} {
+  const evaluators: Record<string, Record<string, unknown>> = {};
   for (let i = 0; i < depth; i++) {
     const next = i + 1 < depth ? { $ref: `e${i + 1}` } : { var: "email" };
     evaluators[`e${i}`] = { cat: [next, next] };
@@ -114,7 +121,7 @@ export function refChain(depth: number): { targeting: unknown; evaluators: Recor
  * `map` nested `levels` deep, each over a literal array of `items` and joining each item to what
  * the level below made: items^levels body runs (4 × 60, under 1 KB: 13 million).
  */
-export function nestedMap(levels: number, items: number): unknown {
+export function nestedMap(levels: number, items: number): Record<string, unknown> {
   const array = Array.from({ length: items }, (_, i) => i);
   let rule: unknown = { "+": [{ var: "" }, 1] };
   for (let i = 0; i < levels; i++) rule = { map: [array, { cat: [{ var: "" }, rule] }] };
@@ -122,12 +129,15 @@ export function nestedMap(levels: number, items: number): unknown {
 }
 
 /** A rule holding one literal array of `items` items (an `in` list past every bound). */
-export function hugeArrayRule(items: number): unknown {
+export function hugeArrayRule(items: number): Record<string, unknown> {
   return { if: [{ in: [{ var: "id" }, Array.from({ length: items }, () => 0)] }, "on", "off"] };
 }
 
 /** The over-bound rules of issue 37, as targeting fields of a flag with variants on/off. */
-export const overBoundRules: [string, { targeting: unknown; evaluators?: Record<string, unknown> }][] = [
+export const overBoundRules: [
+  string,
+  { targeting: Record<string, unknown>; evaluators?: Record<string, unknown> },
+][] = [
   ["a $ref chain 14 deep", refChain(14)],
   ["a $ref chain 20 deep", refChain(20)],
   ["a $ref chain 30 deep", refChain(30)],

@@ -15,8 +15,11 @@ import { CONTEXT_LIMITS } from "./evaluation-context.ts";
 
 /** The bounds, chosen from flagd's testbed and real rule sets (docs/targeting.md). */
 export const RULE_LIMITS = {
-  /** JSON text of targeting and evaluators together, after `$ref` expansion. */
-  expandedBytes: 256 * 1024,
+  /**
+   * JSON text of targeting and evaluators together, after `$ref` expansion: what was allowed as
+   * written (TARGETING_MAX_BYTES), so that expansion never builds more than a rule may hold.
+   */
+  expandedBytes: 64 * 1024,
   /** Operations (`{"op": args}` objects) after `$ref` expansion. */
   operations: 5_000,
   /** Levels of nesting after `$ref` expansion (as written: TARGETING_MAX_DEPTH, the same). */
