@@ -292,6 +292,35 @@ describe("approval", () => {
     expect(events).toContain("approve ed denied local,eu-1,eu-2");
   });
 
+  it("decides on the plan the user read: one edited since (kubectl) is 409, read again first", async () => {
+    const plan = await create(planBody(await newFlag("reread")));
+    await operatorWrites(plan.name, { phase: "AwaitingApproval", protectedClusters: ["eu-2"] });
+    const read = (await env.api.call("GET", `/api/v1/rollouts/${plan.name}`, { token: second })).json as View;
+    // Edited after the approver read it: another value.
+    await custom.patchNamespacedCustomObject(
+      { ...plans(), name: plan.name, body: { spec: { change: { defaultValue: "true" } } } },
+      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+    );
+    const approve = (spec: unknown) =>
+      env.api.call("POST", `/api/v1/rollouts/${plan.name}/approve`, { token: second, body: { spec } });
+    const stale = await approve(read.spec);
+    expect(stale.status).toBe(409);
+    expect(errorOf(stale)).toBe(
+      `plan ${plan.name} changed since you read it (its change, waves or schedule): read it again before deciding`,
+    );
+    expect((await stored(plan.name)).status?.approval).toBeUndefined();
+    const fresh = (await env.api.call("GET", `/api/v1/rollouts/${plan.name}`, { token: second }))
+      .json as View;
+    // A pause is no change of what the plan does: the spec read before it still counts.
+    await env.api.call("POST", `/api/v1/rollouts/${plan.name}/pause`, { token: as("editor") });
+    const approved = await approve(fresh.spec);
+    expect(approved.status, approved.text).toBe(200);
+    expect((await stored(plan.name)).status?.approval).toMatchObject({
+      by: "ed2",
+      digest: planChangeDigest(fresh.spec as unknown as FlagRolloutSpec),
+    });
+  });
+
   it("lets the author reject (withdraw) a plan", async () => {
     const plan = await create(planBody(await newFlag("withdrawn")));
     await operatorWrites(plan.name, { phase: "AwaitingApproval", protectedClusters: ["eu-2"] });

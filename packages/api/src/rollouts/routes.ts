@@ -270,12 +270,12 @@ export function rolloutRoutes(ctx: ApiContext) {
         },
         async (request) => {
           const { username } = actorOf(request);
-          const { comment } = request.body;
+          const { comment, spec: seen } = request.body;
           const { after } = await updatePlanStatus(planStore(ctx), request.params.name, (plan) => {
             notePlan(ctx, request, plan);
             const at = isoTime(ctx.now());
             return {
-              approval: decided(approvalDecision(plan, { decision, username, comment, at })).approval,
+              approval: decided(approvalDecision(plan, { decision, username, comment, at, seen })).approval,
             };
           });
           request.auditNote = {

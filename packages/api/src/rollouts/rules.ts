@@ -112,6 +112,8 @@ export interface ApprovalRequest {
   comment?: string | undefined;
   /** RFC 3339. */
   at: string;
+  /** The spec the user read before deciding, when the client sends it. */
+  seen?: FlagRolloutSpec | undefined;
 }
 
 /**
@@ -131,6 +133,12 @@ export function approvalDecision(plan: Plan, request: ApprovalRequest): Decided<
     );
   if (shownPhase(plan) !== "AwaitingApproval")
     return refusal(409, `plan ${name} is not awaiting approval (${shownPhase(plan)})`);
+  // A decision is on the plan the user read: one edited meanwhile is read again first.
+  if (request.seen !== undefined && planChangeDigest(request.seen) !== planChangeDigest(plan.spec))
+    return refusal(
+      409,
+      `plan ${name} changed since you read it (its change, waves or schedule): read it again before deciding`,
+    );
   const { decision, username: by, comment, at } = request;
   // Bound to the plan as read: the operator drops an approval whose plan was edited afterwards.
   const digest = planChangeDigest(plan.spec);

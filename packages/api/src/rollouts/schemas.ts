@@ -46,7 +46,14 @@ export const PromoteQuery = Type.Object(
 
 /** POST /api/v1/rollouts/{name}/approve and /reject. */
 export const ApprovalBody = Type.Object(
-  { comment: Type.Optional(Type.String({ maxLength: 1024, description: "Why; shown with the decision." })) },
+  {
+    comment: Type.Optional(Type.String({ maxLength: 1024, description: "Why; shown with the decision." })),
+    spec: Type.Optional({
+      ...FlagRolloutSpec,
+      description:
+        "The plan's spec as the approver read it: 409 when the plan has changed since (its change, waves or schedule).",
+    }),
+  },
   { additionalProperties: false },
 );
 export type ApprovalBody = Type.Static<typeof ApprovalBody>;

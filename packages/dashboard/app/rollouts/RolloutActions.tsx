@@ -43,7 +43,7 @@ function DecisionDialog({ plan, decision }: { plan: RolloutView; decision: "appr
       }}
       onSubmit={() => {
         decide.mutate(
-          { decision, comment },
+          { decision, comment, spec: plan.spec },
           {
             onSuccess: () => {
               setOpen(false);

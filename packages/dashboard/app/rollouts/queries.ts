@@ -91,14 +91,25 @@ export function useSpecAction(name: string) {
   });
 }
 
-/** Approve or reject a plan awaiting approval, with an optional comment. */
+/**
+ * Approve or reject a plan awaiting approval, with an optional comment; `spec` is the plan as the
+ * user read it (the API refuses the decision, 409, when the plan changed since).
+ */
 export function useDecision(name: string) {
   const afterWrite = useAfterWrite();
   return useMutation({
-    mutationFn: ({ decision, comment }: { decision: "approve" | "reject"; comment: string }) =>
+    mutationFn: ({
+      decision,
+      comment,
+      spec,
+    }: {
+      decision: "approve" | "reject";
+      comment: string;
+      spec: RolloutView["spec"];
+    }) =>
       api<RolloutView>(`${rolloutPath(name)}/${decision}`, {
         method: "POST",
-        body: comment.trim() === "" ? {} : { comment: comment.trim() },
+        body: { spec, ...(comment.trim() === "" ? {} : { comment: comment.trim() }) },
       }),
     onSuccess: (view) => afterWrite(view),
   });
