@@ -136,10 +136,12 @@ describe("scoped roles", () => {
     await rowOf(sam, "shop-checkout").getByRole("switch", { name: "Enabled shop-checkout" }).click();
     await poll(async () => (await h.featureFlag("shop-checkout")).spec.enabled).toBe(false);
 
-    // Detail pages: Edit only in shop; the edit page of a reports flag says why not.
-    await sam.goto(`${h.url}/flags/${h.clusterId}/${shop}/shop-checkout`);
+    // Detail pages, reached by links (the app keeps the grants it has read): Edit only in shop;
+    // the edit page of a reports flag says why not.
+    await sam.getByRole("link", { name: "shop-checkout", exact: true }).click();
     await sam.getByRole("link", { name: "Edit" }).waitFor();
-    await sam.goto(`${h.url}/flags/${h.clusterId}/${reports}/reports-daily`);
+    await sam.goBack();
+    await sam.getByRole("link", { name: "reports-daily", exact: true }).click();
     await sam.getByRole("heading", { name: "reports-daily" }).waitFor();
     expect(await sam.getByRole("link", { name: "Edit" }).count()).toBe(0);
     await sam.goto(`${h.url}/flags/${h.clusterId}/${reports}/reports-daily/edit`);
@@ -174,5 +176,59 @@ describe("scoped roles", () => {
     await h.screenshot(admin, "scoped-roles-users");
     await sam.close();
     await admin.close();
+  });
+  it("a plan's actions are offered only to a user who is an editor in its cluster and namespace", async () => {
+    const name = `pat-${randomBytes(3).toString("hex")}`;
+    const created = await h.api("admin").fetch("/api/v1/users", {
+      method: "POST",
+      body: JSON.stringify({
+        username: name,
+        password,
+        role: "none",
+        grants: [
+          { role: "editor", namespaces: [shop] },
+          { role: "viewer", namespaces: [reports] },
+        ],
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    // Plans held a day ahead: nothing runs them here, and their actions stay offered (Pending).
+    const startAt = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const planOf = async (namespace: string, flag: string): Promise<string> => {
+      const response = await h.api("admin").fetch("/api/v1/rollouts", {
+        method: "POST",
+        body: JSON.stringify({
+          flag: { namespace, name: flag },
+          change: { defaultValue: "false" },
+          startAt,
+          waves: [{ clusters: [h.clusterId] }],
+        }),
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+      return ((await response.json()) as { name: string }).name;
+    };
+    const shopPlan = await planOf(shop, "shop-checkout");
+    const reportsPlan = await planOf(reports, "reports-daily");
+
+    const pat = await h.newPage();
+    await pat.goto(`${h.url}/login`);
+    await pat.getByLabel("Username").fill(name);
+    await pat.getByLabel("Password").fill(password);
+    await pat.getByRole("button", { name: "Sign in" }).click();
+    await pat.getByRole("navigation", { name: "Main" }).waitFor();
+    await pat.goto(`${h.url}/rollouts/${shopPlan}`);
+    const actions = pat.getByRole("toolbar", { name: "Plan actions" });
+    await actions.getByRole("button", { name: "Abort" }).waitFor();
+    expect(await actions.getByRole("button", { name: "Pause" }).count()).toBe(1);
+    // Through the list, so the grants read for the first plan's page are what decides.
+    await pat.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Rollouts" }).click();
+    await pat.getByRole("link", { name: reportsPlan }).click();
+    await pat.getByText(`${reports}/reports-daily`).first().waitFor();
+    expect(await pat.getByRole("toolbar", { name: "Plan actions" }).count()).toBe(0);
+    await pat.close();
+    for (const plan of [shopPlan, reportsPlan]) {
+      const abort = await h.api("admin").fetch(`/api/v1/rollouts/${plan}/abort`, { method: "POST" });
+      expect(abort.status).toBe(200);
+    }
   });
 });
