@@ -112,8 +112,11 @@ export function planWorkload(
     const flag = flagForWorkload(m.flag, workload);
     return flag === m.flag ? m : { ...m, flag };
   });
-  const refusal = (flag: FeatureFlagResource) => undeliverableReason(flag.spec) ?? policyRefusal(flag, scope);
-  const valid = matches.filter((m) => refusal(m.flag) === undefined);
+  // Why each matching flag is not delivered here, decided once per plan.
+  const refusals = new Map(
+    matches.map((m) => [m.flag, undeliverableReason(m.flag.spec) ?? policyRefusal(m.flag, scope)]),
+  );
+  const valid = matches.filter((m) => refusals.get(m.flag) === undefined);
   const here = workloadIdentity(cluster, workload);
   // What each enabled envVar or configMap flag delivers to this workload.
   const values = new Map<string, DeliveredValue>();
@@ -166,7 +169,7 @@ export function planWorkload(
   };
 
   const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
-    const invalid = refusal(flag);
+    const invalid = refusals.get(flag);
     if (invalid !== undefined) return { outcome: "invalid", message: invalid };
     const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, index.configMapKeyWriters);
     if (problem !== undefined) return { outcome: "conflict", message: problem };

@@ -191,23 +191,29 @@ export const REFUSED_ENV_VARS: readonly RefusedEnvVars[] = [
   { runtime: "svc itself", names: [], prefixes: ["SVC_"] },
 ];
 
-/** The prefix of svc's default names (FLAG_<NAME>): no runtime reads those, suffix rules skip them. */
+/**
+ * The prefix of svc's default names (FLAG_<NAME>): no entry above names or starts with it (a
+ * unit test keeps it so), and suffix rules skip it, so such a name is allowed at once; that is
+ * every flag without a name of its own, planned for every workload it matches.
+ */
 const SVC_DEFAULT_PREFIX = "FLAG_";
+
+/** The exact names, looked up at once; the excepted names; prefixes and suffixes, in list order. */
+const EXACT = new Map(REFUSED_ENV_VARS.flatMap((e) => e.names.map((n) => [n, e.runtime] as const)));
+const EXCEPT = new Set(REFUSED_ENV_VARS.flatMap((e) => e.except ?? []));
+const PREFIXES = REFUSED_ENV_VARS.flatMap((e) => (e.prefixes ?? []).map((p) => [p, e.runtime] as const));
+const SUFFIXES = REFUSED_ENV_VARS.flatMap((e) => (e.suffixes ?? []).map((x) => [x, e.runtime] as const));
 
 /** The runtime that reads `name` in a way a flag must not change, or undefined. */
 export function refusedEnvVarRuntime(name: string): string | undefined {
   const upper = name.toUpperCase();
-  const suffixesApply = !upper.startsWith(SVC_DEFAULT_PREFIX);
-  for (const entry of REFUSED_ENV_VARS) {
-    if (entry.except?.includes(upper)) continue;
-    if (
-      entry.names.includes(upper) ||
-      (entry.prefixes ?? []).some((p) => upper.startsWith(p)) ||
-      (suffixesApply && (entry.suffixes ?? []).some((s) => upper.endsWith(s)))
-    )
-      return entry.runtime;
-  }
-  return undefined;
+  if (upper.startsWith(SVC_DEFAULT_PREFIX) || EXCEPT.has(upper)) return undefined;
+  const exact = EXACT.get(upper);
+  if (exact !== undefined) return exact;
+  return (
+    PREFIXES.find(([prefix]) => upper.startsWith(prefix))?.[1] ??
+    SUFFIXES.find(([suffix]) => upper.endsWith(suffix))?.[1]
+  );
 }
 
 /**

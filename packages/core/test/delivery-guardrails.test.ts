@@ -11,6 +11,7 @@ import {
   namespaceExclusion,
   namespaceNeverDelivered,
   planWorkload,
+  REFUSED_ENV_VARS,
   refusedEnvVarRuntime,
   undeliverableReason,
   validateFlagCreate,
@@ -42,6 +43,13 @@ describe("refused variable names", () => {
   it.each(REFUSED_NAMES)("refuses %s, naming the runtime that reads it", (name) => {
     expect(refusedEnvVarRuntime(name)).toBeDefined();
     expect(envVarNameProblem(name)).toMatch(new RegExp(`^${name} is refused: it changes how .+`));
+  });
+
+  it("names nothing svc's default names (FLAG_<NAME>) start with, which are allowed without a look", () => {
+    const entries = REFUSED_ENV_VARS.flatMap((e) => [...e.names, ...(e.prefixes ?? [])]);
+    expect(entries.filter((n) => n.startsWith("FLAG_") || "FLAG_".startsWith(n))).toEqual([]);
+    // Every entry is upper case: names are compared upper-cased.
+    expect(entries.filter((n) => n !== n.toUpperCase())).toEqual([]);
   });
 
   it.each(ALLOWED_NAMES)("allows %s", (name) => {
