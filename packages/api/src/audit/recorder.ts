@@ -39,7 +39,8 @@ export function auditEventOf(
   return {
     timestamp: isoTime(now),
     actor,
-    actorRole: request.actor?.role ?? "",
+    // A user whose access is grants only is recorded as "none", as the users API shows them.
+    actorRole: request.actor === undefined ? "" : (request.actor.role ?? "none"),
     action: isLogin && outcome !== "success" ? "login_failed" : audit.action,
     resource: audit.resource,
     resourceName:

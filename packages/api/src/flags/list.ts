@@ -70,7 +70,17 @@ export function flagListJson(
     const flags = filterFlags(cluster.flags.list(query.namespace), query, cluster.id);
     // A scoped user's list holds the namespaces they may read (global roles keep the cached snapshot).
     if (readable === READ_ALL) return { cluster, flags };
-    return { cluster, flags: flags.filter((flag) => readable(cluster.id, flag.metadata.namespace)) };
+    // Decided once per namespace; a list the user may read whole stays the cached snapshot.
+    const decided = new Map<string, boolean>();
+    const may = (namespace: string): boolean => {
+      const known = decided.get(namespace);
+      if (known !== undefined) return known;
+      const answer = readable(cluster.id, namespace);
+      decided.set(namespace, answer);
+      return answer;
+    };
+    const kept = flags.filter((flag) => may(flag.metadata.namespace));
+    return { cluster, flags: kept.length === flags.length ? flags : kept };
   });
   if (!request.paged) return jsonArray(listed.map(({ cluster, flags }) => flagsJson(flags, cluster.id)));
   const page = pageGroups(
