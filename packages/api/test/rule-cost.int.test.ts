@@ -2,9 +2,16 @@
 // `$ref`s (or iterates over literal arrays) is refused with a 400 naming the bound, within
 // milliseconds, by every route that takes a rule — evaluate, create, update, import, plans —
 // and the API keeps answering /healthz meanwhile. Against a real kube-apiserver.
+import { CustomObjectsApi } from "@kubernetes/client-node";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { testNamespace } from "../../../test/support/kube.ts";
-import { hugeArrayRule, nestedMap, overBoundRules } from "../../../test/support/hostile-targeting.ts";
+import { eventually, testNamespace } from "../../../test/support/kube.ts";
+import {
+  hugeArrayRule,
+  nestedMap,
+  overBoundRules,
+  refChain,
+} from "../../../test/support/hostile-targeting.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
 import type { Reply } from "./support/harness.ts";
 
@@ -27,6 +34,13 @@ const flagBody = (name: string) => ({
   targeting: { if: [{ in: [{ var: "tenant" }, ["acme"]] }, "on", "off"] },
   delivery: { sidecar: { selector: { matchLabels: { app: "rule-cost" } } } },
 });
+/** The spec part of a flag body, as a FeatureFlag holds it. */
+function flagSpec(): Record<string, unknown> {
+  const body = flagBody("spec");
+  return Object.fromEntries(
+    Object.entries(body).filter(([field]) => !["name", "namespace", "clusterId"].includes(field)),
+  );
+}
 const errorOf = (reply: Reply) => (reply.json as { error?: string } | undefined)?.error ?? reply.text;
 
 /**
@@ -153,5 +167,41 @@ describe("over-bound rules, on every route that takes a rule", () => {
       expect(reply.status, `${route}: ${reply.text.slice(0, 300)}`).toBe(400);
       expect(errorOf(reply), route).toMatch(/array of 150000 items, more than the 10000 allowed|bytes/);
     }
+  });
+});
+
+describe("evaluating a stored flag written with the Kubernetes client (the API never validated it)", () => {
+  it("answers GENERAL naming the bound for an over-bound rule, without evaluating it", async () => {
+    const [, chain] = overBoundRules[2] ?? [];
+    const { targeting, evaluators } = chain ?? refChain(30);
+    const spec = { ...flagSpec(), defaultValue: "false", targeting, evaluators };
+    await env.kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      namespace: ns,
+      plural: FEATURE_FLAG.plural,
+      body: { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { name: "applied" }, spec },
+    });
+    const path = `/api/v1/flags/${ns}/applied/evaluate?clusterId=local`;
+    const reply = await eventually(
+      () => env.api.call("POST", path, { ...as("viewer"), body: { context: { email: "a@example.com" } } }),
+      (r) => r.status !== 404,
+      "the applied flag seen by the API",
+    );
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.json).toMatchObject({ key: "applied", reason: "ERROR", errorCode: "GENERAL" });
+    expect((reply.json as { errorDetails: string }).errorDetails).toMatch(
+      /^targeting its rules expand \(\$ref\) to .* more than the 65,536 allowed/,
+    );
+  });
+
+  it("refuses a context past the sidecar's bounds (1,000 values) with 400 naming it", async () => {
+    const context = { groups: Array.from({ length: 1_001 }, (_, i) => `g${i}`) };
+    const reply = await env.api.call("POST", "/api/v1/flags/evaluate", {
+      ...as("viewer"),
+      body: { flag: { ...flagBody("draft"), name: undefined }, context },
+    });
+    expect(reply.status, reply.text).toBe(400);
+    expect(errorOf(reply)).toBe("context has more than 1000 values");
   });
 });
