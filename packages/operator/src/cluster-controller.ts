@@ -187,12 +187,16 @@ export class ClusterController {
     this.#options.enqueue(controllerQueueKey(this.id, key), delayMs, priority);
   }
 
-  /** Every workload and flag of the namespace (what its delivery scope decides changed). */
+  /** Every workload, flag and flag's ConfigMap of the namespace (what its delivery scope decides changed). */
   #enqueueNamespace(namespace: string): void {
     for (const kind of WORKLOAD_KINDS)
       for (const object of this.#cache(kind).list(namespace))
         this.#enqueue({ namespace, kind, name: object.metadata?.name ?? "" });
     this.#enqueueFlags(namespace, 0);
+    const configMaps = this.#options.cluster.flags
+      .list(namespace)
+      .flatMap((f) => f.spec.delivery.configMap?.configMapName ?? []);
+    for (const name of new Set(configMaps)) this.#enqueue({ namespace, kind: "ConfigMap", name });
   }
 
   #enqueueFlags(namespace: string, delayMs: number): void {
@@ -298,9 +302,13 @@ export class ClusterController {
 
   async #reconcileConfigMap(namespace: string, name: string, signal: AbortSignal): Promise<void> {
     const { writer, cluster } = this.#options;
-    const plan = planConfigMaps(cluster.flags.list(namespace), deliveryCluster(cluster)).find(
-      (p) => p.configMapName === name,
-    );
+    // A namespace that gets no flags gets no ConfigMap either: svc's writes there are withdrawn.
+    const excluded = namespaceExclusion(namespace, this.#plans.scope(namespace)) !== undefined;
+    const plan = excluded
+      ? undefined
+      : planConfigMaps(cluster.flags.list(namespace), deliveryCluster(cluster)).find(
+          (p) => p.configMapName === name,
+        );
     const ref = { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace } };
     const current = await writer.read<ConfigMapJson>(ref, { signal });
     // A ConfigMap a flag names that svc did not create is left as it is, and its flags and

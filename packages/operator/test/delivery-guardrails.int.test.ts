@@ -139,6 +139,22 @@ describe("the operator's guardrails (default mode)", () => {
     expect(operatorPods.metadata?.generation).toBe(1);
   });
 
+  it("writes no ConfigMap in svc's own namespace", async () => {
+    const own = flagClient(kc, scope.systemNamespace);
+    await own.create("own-config", {
+      type: "string",
+      defaultValue: "on",
+      delivery: { configMap: { configMapName: "svc-settings", key: "x", selector: { matchLabels: web } } },
+    });
+    const flag = await phaseOf(own, "own-config");
+    await operator?.idle();
+    expect(flag.status?.phase).toBe("Degraded");
+    const names = (await core.listNamespacedConfigMap({ namespace: scope.systemNamespace })).items.map(
+      (c) => c.metadata?.name,
+    );
+    expect(names).not.toContain("svc-settings");
+  });
+
   it("gives nothing to a workload labelled svc.io/inject=false, and withdraws from one that opts out", async () => {
     await operator?.idle();
     expect(envNames(await deployment(ns, "batch"))).toEqual(["main:MODE"]);
@@ -208,6 +224,16 @@ describe("the operator's guardrails (opt-in namespaces)", () => {
     expect(flag.status?.phase).toBe("Degraded");
     expect(JSON.stringify(flag.status)).toContain("svc.io/flags=enabled");
     expect(envNames(await deployment(optIn, "web"))).toEqual(["main:MODE"]);
+    await flags().create("beta-config", {
+      type: "string",
+      defaultValue: "on",
+      delivery: { configMap: { configMapName: "beta-flags", key: "beta", selector: { matchLabels: web } } },
+    });
+    await phaseOf(flags(), "beta-config");
+    await operator?.idle();
+    const configMaps = async () =>
+      (await core.listNamespacedConfigMap({ namespace: optIn })).items.map((c) => c.metadata?.name);
+    expect(await configMaps()).not.toContain("beta-flags");
     await core.patchNamespace(
       { name: optIn, body: { metadata: { labels: { "svc.io/flags": "enabled" } } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
@@ -217,5 +243,6 @@ describe("the operator's guardrails (opt-in namespaces)", () => {
       (d) => envNames(d).includes("main:FLAG_BETA"),
       "FLAG_BETA delivered once the namespace opts in",
     );
+    await eventually(configMaps, (names) => names.includes("beta-flags"), "ConfigMap beta-flags written");
   });
 });
