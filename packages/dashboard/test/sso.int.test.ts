@@ -1,9 +1,10 @@
 // Single sign-on in a real Chromium: the login page's "Sign in with …" button, the OpenID
 // provider's own login page (oidc-provider on loopback), and back to the flag list as editor,
 // able to toggle a flag; a user of no mapped group gets the "no role" page. Both sign-ins audited.
+// A code from another browser's sign-in (an attacker's link) signs nobody in.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../api/test/support/sso-browser.ts";
+import { freePort, SsoBrowser } from "../../api/test/support/sso-browser.ts";
 import {
   SSO_ACCOUNTS,
   SSO_CLIENT,
@@ -87,6 +88,24 @@ describe("single sign-on in the dashboard", () => {
     const toggled = await h.api("admin").fetch("/api/v1/audit?resource=flag&limit=1");
     expect(((await toggled.json()) as unknown[])[0]).toMatchObject({ actor: "jane", action: "toggle" });
     expect(await lastSessionEvent()).toMatchObject({ actor: "jane", action: "login", outcome: "success" });
+    await page.close();
+  });
+
+  it("signs nobody in with a code from another browser's sign-in (login CSRF)", async () => {
+    // The attacker signs in as themselves and stops before their own /sso page…
+    const attacker = new SsoBrowser();
+    const callback = await attacker.signInAtProvider(
+      `${h.url}/api/v1/auth/sso/login`,
+      SSO_ACCOUNTS.editor.id,
+      `${h.url}/api/v1/auth/sso/callback`,
+    );
+    const code = (await attacker.callback(callback)).fragment.get("code") ?? "";
+    expect(code).not.toBe("");
+    // …and sends the victim the link.
+    const page = await h.newPage();
+    await page.goto(`${h.url}/sso#code=${code}`);
+    await page.getByRole("heading", { name: "Sign-in not started here" }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem("svc.session"))).toBeNull();
     await page.close();
   });
 

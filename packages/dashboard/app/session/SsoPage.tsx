@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { Link, Navigate, useLocation } from "react-router";
-import { api } from "../api/client.ts";
+import { api, ApiError } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { useSession, type Session } from "./session.tsx";
 import { REFUSALS, takeReturnPath } from "./sso.ts";
@@ -53,6 +53,15 @@ export function SsoPage() {
             Signed in at the identity provider as <strong>{user}</strong>.
           </p>
         )}
+        <p>{refusal.text}</p>
+      </Card>
+    );
+  }
+  // The code is bound to the browser that started the sign-in: one from elsewhere is refused.
+  if (failure instanceof ApiError && failure.status === 400) {
+    const refusal = REFUSALS["handoff"] ?? { title: "Sign-in refused", text: "Start again." };
+    return (
+      <Card title={refusal.title}>
         <p>{refusal.text}</p>
       </Card>
     );

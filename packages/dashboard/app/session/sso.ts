@@ -38,6 +38,11 @@ export const REFUSALS: Readonly<Record<string, { title: string; text: string }>>
     title: "No role in svc",
     text: "You signed in, but none of your groups gives you a role in svc (admin, editor or viewer). Ask an administrator to add you to a group that svc maps to a role.",
   },
+  // Not the callback's: POST /api/v1/auth/sso/session refused the code (400).
+  handoff: {
+    title: "Sign-in not started here",
+    text: "This sign-in was started in another browser, was already used, or took too long. If you did not just sign in, someone may have sent you a link to their own sign-in: start your own.",
+  },
   expired: {
     title: "Sign-in expired",
     text: "This sign-in was not started in this browser, was already used, or took longer than 10 minutes. Start again.",
