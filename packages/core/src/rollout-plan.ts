@@ -238,21 +238,22 @@ class Round {
       this.#rollBack();
       return false;
     }
-    let voided = "";
+    const waiting = `touches protected cluster${guarded.length > 1 ? "s" : ""} ${guarded.join(", ")}: waiting for a second user's approval`;
+    // Why it waits again stays in the message until a decision, not only for the round that saw it.
+    let message =
+      this.status.phase === "AwaitingApproval" && this.status.message?.endsWith(`; ${waiting}`)
+        ? this.status.message
+        : waiting;
     if (approval?.decision === "Approved") {
       delete this.status.approval;
-      voided = `the approval by ${approval.by} was of the plan before an edit; `;
+      message = `the approval by ${approval.by} was of the plan before an edit; ${waiting}`;
       this.#event(
         "Warning",
         "ApprovalVoided",
         `the plan's change, waves or schedule changed after ${approval.by} approved it at ${approval.at}: it needs approval again`,
       );
     }
-    this.#setPhase(
-      "AwaitingApproval",
-      "AwaitingApproval",
-      `${voided}touches protected cluster${guarded.length > 1 ? "s" : ""} ${guarded.join(", ")}: waiting for a second user's approval`,
-    );
+    this.#setPhase("AwaitingApproval", "AwaitingApproval", message);
     return false;
   }
 

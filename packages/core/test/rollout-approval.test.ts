@@ -124,6 +124,10 @@ describe("the operator's decision under an approval", () => {
     expect(voided.status.approval).toBeUndefined();
     expect(voided.status.message).toMatch(/^the approval by bob was of the plan before an edit; /);
     expect(voided.events.map((e) => e.reason)).toContain("ApprovalVoided");
+    // The next rounds keep saying why, and record nothing new.
+    const next = round(edited, voided.status, { prod: FLAG });
+    expect(next.status).toEqual(voided.status);
+    expect(next.events).toEqual([]);
     // Asked again, approved again: it goes on.
     const again = round(edited, { ...voided.status, approval: approved(edited, "carol") }, { prod: FLAG });
     expect(again.status.phase).toBe("Progressing");
