@@ -8,7 +8,7 @@ import { rolloutRoutes } from "./rollouts/routes.tsx";
 import { LoginPage } from "./session/LoginPage.tsx";
 import { SsoPage } from "./session/SsoPage.tsx";
 import { RequireSession } from "./session/RequireSession.tsx";
-import { SessionProvider } from "./session/session.tsx";
+import { AccessProvider, SessionProvider } from "./session/session.tsx";
 import { userRoutes } from "./users/routes.tsx";
 import { webhookRoutes } from "./webhooks/routes.tsx";
 import { EmptyState } from "./ui/states.tsx";
@@ -35,7 +35,9 @@ export const router = createBrowserRouter([
       {
         element: (
           <RequireSession>
-            <Shell />
+            <AccessProvider>
+              <Shell />
+            </AccessProvider>
           </RequireSession>
         ),
         children: [

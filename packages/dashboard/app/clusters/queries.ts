@@ -14,12 +14,16 @@ export const clusterKeys = {
     ["clusters", "workload", id, namespace, name, kind] as const,
 };
 
-/** Every registered cluster, the local one first; refreshed so status changes show up. */
-export function useClusters() {
+/**
+ * Every registered cluster, the local one first; refreshed so status changes show up. With
+ * `poll: false` (the session's labels) it only shares what the pages that poll it fetched.
+ */
+export function useClusters({ poll = true }: { poll?: boolean } = {}) {
   return useQuery({
     queryKey: clusterKeys.all,
     queryFn: ({ signal }) => api<ClusterView[]>("/api/v1/clusters", { signal }),
-    refetchInterval: LIVE_REFRESH_MS,
+    refetchInterval: poll ? LIVE_REFRESH_MS : false,
+    ...(poll ? {} : { staleTime: 60_000 }),
   });
 }
 

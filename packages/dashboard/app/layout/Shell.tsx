@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from "react";
 import { NavLink, Outlet } from "react-router";
 import { apiReachability } from "../api/client.ts";
-import { useCan, useMe, useSession, useUser } from "../session/session.tsx";
+import { useCan, useSession, useUser } from "../session/session.tsx";
 import { useTheme } from "./theme.ts";
 
 const SECTIONS: readonly { to: string; label: string; route?: string }[] = [
@@ -32,10 +32,9 @@ function UnreachableBanner() {
 export function Shell() {
   const user = useUser();
   const can = useCan();
-  // Asks the API who is signed in, every few seconds on every page: a session ended elsewhere
-  // (expiry, sign-out in another place, user deleted) or an API server gone is noticed even on a
-  // page that fetches nothing else.
-  useMe();
+  // AccessProvider (around the shell) asks the API who is signed in every few seconds on every
+  // page: a session ended elsewhere (expiry, sign-out in another place, user deleted) or an API
+  // server gone is noticed even on a page that fetches nothing else.
   const { signOut } = useSession();
   const [theme, setTheme] = useTheme();
   return (

@@ -181,14 +181,17 @@ export interface Access {
   canSomewhere: (route: string) => boolean;
 }
 
+const AccessContext = createContext<Access | undefined>(undefined);
+
 /**
- * What the signed-in user may do, by the API's own access table and core's scope rules: actions
- * that would be refused are not offered. Until /auth/me answers, the sign-in's global role alone.
+ * Reads, once for every page under it, who the user is (/auth/me, polled) and the clusters'
+ * labels (kept fresh by the pages that list clusters), and decides from them what each action
+ * may do: rows and buttons ask it without a query of their own.
  */
-export function useAccess(): Access {
+export function AccessProvider({ children }: { children: ReactNode }) {
   const user = useUser();
   const me = useMe();
-  const clusters = useClusters();
+  const clusters = useClusters({ poll: false });
   const principal = useMemo(
     () => principalOf(me.data ?? { username: user.username, role: user.role }),
     [me.data, user.username, user.role],
@@ -197,7 +200,7 @@ export function useAccess(): Access {
     () => new Map((clusters.data ?? []).map((cluster) => [cluster.id, cluster.labels])),
     [clusters.data],
   );
-  return useMemo(() => {
+  const access = useMemo((): Access => {
     const labelsOf = (id: string) => labels.get(id);
     return {
       principal,
@@ -207,6 +210,17 @@ export function useAccess(): Access {
       canSomewhere: (route) => maySomewhere(principal, route),
     };
   }, [principal, labels]);
+  return <AccessContext.Provider value={access}>{children}</AccessContext.Provider>;
+}
+
+/**
+ * What the signed-in user may do, by the API's own access table and core's scope rules: actions
+ * that would be refused are not offered. Until /auth/me answers, the sign-in's global role alone.
+ */
+export function useAccess(): Access {
+  const value = useContext(AccessContext);
+  if (value === undefined) throw new Error("useAccess outside AccessProvider");
+  return value;
 }
 
 /**
