@@ -77,8 +77,14 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
   const logger: FastifyBaseLogger = pino({
     level: config.logLevel,
     // Tokens and passwords never reach the log (bodies are not logged at all).
-    redact: ["req.headers.authorization", "req.headers.cookie"],
+    redact: ["req.headers.authorization", "req.headers.cookie", 'req.headers["x-svc-proxy-secret"]'],
   });
+  if (config.trustProxy === true) {
+    logger.warn(
+      "SVC_TRUST_PROXY=true is deprecated: anyone who reaches the API can forge the source address " +
+        "of the audit log and the login throttle; list the proxies in SVC_TRUSTED_PROXIES instead",
+    );
+  }
   const store = await openStore(config.database, {
     onConnectionError: (error) => {
       // The message and code only: pg attaches its whole client object to the error (kilobytes of
