@@ -1,9 +1,9 @@
 /**
  * Where svc may deliver flags at all, set by the installer (the operator's and the API's
  * settings, the chart's `delivery` values) and by the owners of namespaces and workloads, as
- * service meshes decide where to inject. planWorkload applies it, so the operator, the preview
- * and the workload view agree; the API refuses a flag in a namespace never delivered to.
- * (docs/delivery.md, "Where svc never delivers").
+ * service meshes decide where to inject. planWorkload applies it, so the operator and the API's
+ * preview agree; the API refuses a flag in a namespace never delivered to (docs/delivery.md,
+ * "Where svc never delivers").
  */
 import { SYSTEM_NAMESPACE } from "./cluster-connection.ts";
 import { foreignConfigMapMessage } from "./configmap-owner.ts";
