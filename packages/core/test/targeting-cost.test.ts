@@ -152,8 +152,10 @@ describe("the cost of rules after $ref expansion, measured without expanding", (
     expect(ruleCostProblem(undefined, { long })?.field).toBe("evaluators.long");
   });
 
-  it("refuses operators flagd does not have, and names a $ref to nothing", () => {
+  it("refuses the engine's operators it cannot bound, leaves unknown ones to flagd-core, names a $ref to nothing", () => {
     expect(ruleCostProblem({ pipe: [[1], { var: "" }] }, undefined)?.message).toContain('"pipe"');
+    // flagd-core refuses to build it (PARSE_ERROR, as flagd answers): nothing to bound.
+    expect(ruleCostProblem({ no_such_op: [{ var: "x" }] }, undefined)).toBeUndefined();
     expect(ruleCostProblem({ $ref: "absent" }, {})?.message).toContain('"absent" names no evaluator');
   });
 
