@@ -25,15 +25,13 @@ export function RegisterClusterDialog() {
     setForm((previous) => ({ ...previous, ...patch }));
     setTouched((previous) => new Set([...previous, ...Object.keys(patch)]));
   };
+  /** The form's fields typed as text (the others are choices and boxes). */
+  type TextField = {
+    [K in keyof RegisterForm]: RegisterForm[K] extends string ? K : never;
+  }[keyof RegisterForm];
   const problem = (field: string, formField: keyof RegisterForm) =>
     (touched.has(formField) ? problems[field] : undefined) ?? errorForField(register.error, field);
-  const text = (
-    field: string,
-    formField: keyof RegisterForm,
-    label: string,
-    hint?: string,
-    multiline = false,
-  ) => (
+  const text = (field: string, formField: TextField, label: string, hint?: string, multiline = false) => (
     <Field label={label} hint={hint} problem={problem(field, formField)}>
       {(control) =>
         multiline ? (
