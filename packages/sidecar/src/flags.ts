@@ -82,6 +82,9 @@ export function sameFlag(a: SidecarFlag, b: SidecarFlag): boolean {
  */
 export const COMPILED_RULES = 10_000;
 
+/** Told when a definition's rules are refused: the reason, and whether a good one is kept. */
+export type RefusedRules = (name: string, reason: string, keptLastGood: boolean) => void;
+
 /** One change of the state, numbered by the state's revision (1, 2, 3, ... in order). */
 export type FlagChange =
   | { kind: "update"; revision: number; flag: SidecarFlag }
@@ -114,15 +117,23 @@ export class FlagState {
   #configDigest = Buffer.alloc(32);
 
   readonly #podLabels: Readonly<Record<string, string>> | undefined;
+  readonly #onRefused: RefusedRules | undefined;
+  // The reason last reported per flag: a status write or a relist reports no refusal again.
+  readonly #refused = new Map<string, string>();
 
   /**
    * `compiledRules`: how many targeted flags stay compiled (CompiledRules in responses.ts);
    * `podLabels`: the labels of the sidecar's pod, which tell whether a rollout's canary step
    * includes it.
    */
-  constructor(compiledRules = COMPILED_RULES, podLabels?: Readonly<Record<string, string>>) {
+  constructor(
+    compiledRules = COMPILED_RULES,
+    podLabels?: Readonly<Record<string, string>>,
+    onRefused?: RefusedRules,
+  ) {
     this.#rules = new CompiledRules(compiledRules);
     this.#podLabels = podLabels;
+    this.#onRefused = onRefused;
   }
 
   get revision(): number {
@@ -224,11 +235,19 @@ export class FlagState {
    */
   #admitted(flag: SidecarFlag): SidecarFlag {
     const problem = ruleCostProblem(flag.targeting, flag.evaluators);
-    if (problem === undefined) return flag;
+    if (problem === undefined) {
+      this.#refused.delete(flag.name);
+      return flag;
+    }
     const current = this.#entries.get(flag.name)?.flag;
-    if (current !== undefined && current.refused === undefined) return current;
-    const { name, key, type, value, disabled } = flag;
+    const kept = current !== undefined && current.refused === undefined;
     const refused = `${problem.field} ${problem.message}; the flag's rules are not evaluated`;
+    if (this.#refused.get(flag.name) !== refused) {
+      this.#refused.set(flag.name, refused);
+      this.#onRefused?.(flag.name, refused, kept);
+    }
+    if (kept) return current;
+    const { name, key, type, value, disabled } = flag;
     return { name, key, type, value, disabled, refused };
   }
 

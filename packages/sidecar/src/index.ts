@@ -7,7 +7,7 @@ import { pino, type Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { BackoffPolicy } from "./backoff.ts";
 import type { SidecarConfig } from "./config.ts";
-import { COMPILED_RULES, FlagState, type FlagChange } from "./flags.ts";
+import { COMPILED_RULES, FlagState, type FlagChange, type RefusedRules } from "./flags.ts";
 import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
@@ -58,7 +58,12 @@ export async function runSidecar(options: SidecarOptions): Promise<RunningSideca
   const stats = newStats();
   const podLabels =
     options.podLabelsPath === undefined ? undefined : await readPodLabels(options.podLabelsPath);
-  const state = new FlagState(COMPILED_RULES, podLabels);
+  // A rule over a cost bound (applied with kubectl) is never evaluated: say so once per reason.
+  const refused: RefusedRules = (flag, reason, keptLastGood) => {
+    const kept = keptLastGood ? "; serving its last good definition" : "";
+    log.warn({ flag, reason }, `flag rules refused${kept}`);
+  };
+  const state = new FlagState(COMPILED_RULES, podLabels, refused);
   const stream = new ChangeStream({
     state,
     stats,

@@ -283,10 +283,14 @@ describe("a flag whose rules exceed what a rule may cost (applied with kubectl)"
   };
 
   it("keeps serving the last good definition, through a watch event and a relist, until a good one comes", () => {
-    const state = new FlagState();
+    const reported: [string, string, boolean][] = [];
+    const state = new FlagState(undefined, undefined, (...refusal) => reported.push(refusal));
     state.apply("ADDED", featureFlag("beta", good));
     // No change at all: the stream, the lists and OFREP keep the good definition.
     expect(state.apply("MODIFIED", featureFlag("beta", overBound, "2"))).toEqual([]);
+    // A status write (the same spec again) reports nothing more.
+    expect(state.apply("MODIFIED", featureFlag("beta", overBound, "3"))).toEqual([]);
+    expect(reported).toEqual([["beta", expect.stringContaining("expand ($ref) to") as string, true]]);
     expect(state.replace([featureFlag("beta", { ...good, targeting: nestedMap(4, 60) }, "3")])).toEqual([]);
     expect(single(state, "beta", { tenant: "acme" }).body).toMatchObject({ value: true, variant: "on" });
     const fixed = { ...good, targeting: { if: [{ in: [{ var: "tenant" }, ["globex"]] }, "on", "off"] } };
