@@ -107,7 +107,8 @@ export function highestRole(principal: Principal): Role | undefined {
   return principal.grants.reduce<Role | undefined>((role, g) => higherRole(role, g.role), principal.role);
 }
 
-function describeGrant(grant: Grant): string {
+/** One grant in a line, for 403s and the users list: "editor in cluster staging, namespace shop-*". */
+export function describeGrant(grant: Grant): string {
   const clusters = grant.clusters === undefined ? "every cluster" : `cluster ${grant.clusters.join(", ")}`;
   const labels = Object.entries(grant.clusterLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   const where = labels.length === 0 ? clusters : `${clusters} labelled ${labels.join(", ")}`;

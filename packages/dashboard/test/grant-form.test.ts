@@ -1,6 +1,6 @@
 // The users page's access form: grants typed as comma-separated lists, read into core's Grant,
 // and refused as typed by core's bounds and patterns (the field the API would name).
-import { GRANTS_MAX } from "@svc/core/browser";
+import { describeGrant, GRANTS_MAX } from "@svc/core/browser";
 import { describe, expect, it } from "vitest";
 import {
   accessProblem,
@@ -8,7 +8,6 @@ import {
   formFromGrant,
   grantFormProblems,
   grantFromForm,
-  grantSummary,
 } from "../app/users/grant-form.ts";
 
 describe("grantFromForm and formFromGrant", () => {
@@ -65,11 +64,11 @@ describe("accessProblem", () => {
   });
 });
 
-it("grantSummary says what a grant allows in one line", () => {
-  expect(grantSummary({ role: "editor", clusters: ["staging"], namespaces: ["shop", "shop-*"] })).toBe(
+it("describeGrant (core) says what a grant allows in one line", () => {
+  expect(describeGrant({ role: "editor", clusters: ["staging"], namespaces: ["shop", "shop-*"] })).toBe(
     "editor in cluster staging, namespace shop, shop-*",
   );
-  expect(grantSummary({ role: "viewer", clusterLabels: { env: "prod" } })).toBe(
+  expect(describeGrant({ role: "viewer", clusterLabels: { env: "prod" } })).toBe(
     "viewer in every cluster labelled env=prod, every namespace",
   );
 });

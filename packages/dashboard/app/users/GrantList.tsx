@@ -1,5 +1,4 @@
-import type { Grant } from "@svc/core/browser";
-import { grantSummary } from "./grant-form.ts";
+import { describeGrant, type Grant } from "@svc/core/browser";
 
 /** A user's grants, one line each ("editor in cluster staging, namespace shop-*"); "none" when empty. */
 export function GrantList({ grants, label }: { grants: readonly Grant[]; label?: string }) {
@@ -7,7 +6,7 @@ export function GrantList({ grants, label }: { grants: readonly Grant[]; label?:
   return (
     <ul className="grant-list" aria-label={label}>
       {grants.map((grant, i) => (
-        <li key={i}>{grantSummary(grant)}</li>
+        <li key={i}>{describeGrant(grant)}</li>
       ))}
     </ul>
   );

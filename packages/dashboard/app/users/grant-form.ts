@@ -113,13 +113,3 @@ export function accessProblem(role: UserRole, grants: readonly GrantForm[]): str
     return "correct the grants marked above";
   return grantsProblem(grants.map(grantFromForm));
 }
-
-/** One line of a grant, as the users list shows it: "editor in cluster staging, namespaces shop-*". */
-export function grantSummary(grant: Grant): string {
-  const clusters = grant.clusters === undefined ? "every cluster" : `cluster ${grant.clusters.join(", ")}`;
-  const labels = Object.entries(grant.clusterLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  const where = labels.length === 0 ? clusters : `${clusters} labelled ${labels.join(", ")}`;
-  const namespaces =
-    grant.namespaces === undefined ? "every namespace" : `namespace ${grant.namespaces.join(", ")}`;
-  return `${grant.role} in ${where}, ${namespaces}`;
-}
