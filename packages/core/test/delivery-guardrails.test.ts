@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_DELIVERY_POLICY,
   envVarNameAllowed,
+  foreignConfigMapOwner,
   envVarNameProblem,
   envVarPolicyProblem,
   namespaceExclusion,
@@ -202,5 +203,42 @@ describe("where svc never delivers", () => {
     const sys = workload("api", { namespace: "svc-system", labels: web });
     const sysFlag = flag("boot", { envVar: { selector: { matchLabels: web } } }, {}, "svc-system");
     expect(planWorkload(sys, [sysFlag], CLUSTER).flags).toEqual([]);
+  });
+});
+
+describe("whose a ConfigMap is", () => {
+  it("svc's when labelled managed-by=svc (every ConfigMap svc created), or when absent", () => {
+    expect(foreignConfigMapOwner(undefined)).toBeUndefined();
+    expect(
+      foreignConfigMapOwner({
+        metadata: {
+          labels: { "app.kubernetes.io/managed-by": "svc" },
+          ownerReferences: [{ kind: "FeatureFlag", name: "theme", controller: false }],
+          managedFields: [{ manager: "svc" }, { manager: "kubectl-patch" }],
+        },
+      }),
+    ).toBeUndefined();
+  });
+
+  it("names someone else's owner as a person recognises it", () => {
+    const owner = (metadata: NonNullable<Parameters<typeof foreignConfigMapOwner>[0]>["metadata"]) =>
+      foreignConfigMapOwner({ metadata });
+    expect(
+      owner({
+        labels: { "app.kubernetes.io/managed-by": "svc" },
+        ownerReferences: [{ kind: "Deployment", name: "ingress-nginx-controller", controller: true }],
+      }),
+    ).toBe("Deployment ingress-nginx-controller");
+    expect(
+      owner({
+        labels: { "app.kubernetes.io/managed-by": "Helm" },
+        annotations: { "meta.helm.sh/release-name": "ingress-nginx" },
+      }),
+    ).toBe("Helm release ingress-nginx");
+    expect(owner({ labels: { "app.kubernetes.io/managed-by": "argocd" } })).toBe("argocd");
+    expect(owner({ managedFields: [{ manager: "kubectl-create" }, { manager: "svc" }] })).toBe(
+      "kubectl-create",
+    );
+    expect(owner({})).toBe("someone other than svc");
   });
 });

@@ -90,6 +90,16 @@ describe("configMapAction", () => {
     expect(configMapAction("shop", "ui", undefined, foreign)).toEqual({ action: "none" });
   });
 
+  it("writes nothing into a ConfigMap svc did not create, even with a flag naming it", () => {
+    const helm = stored({ theme: "dark" }, [{ manager: "helm", operation: "Update" }], {
+      labels: { "app.kubernetes.io/managed-by": "Helm" },
+      ownerReferences: [],
+    });
+    expect(configMapAction("shop", "ui", plan, helm)).toEqual({ action: "none" });
+    const unlabelled = stored({}, [{ manager: "kubectl-create", operation: "Update" }], { labels: {} });
+    expect(configMapAction("shop", "ui", plan, unlabelled)).toEqual({ action: "none" });
+  });
+
   it("reads svc's keys from managedFields", () => {
     expect(
       svcOwnedKeys(
