@@ -263,6 +263,7 @@ export class FlagState {
   }
 
   #delete(name: string): FlagChange[] {
+    this.#refused.delete(name);
     const current = this.#entries.get(name);
     if (!current) return [];
     this.#entries.delete(name);
