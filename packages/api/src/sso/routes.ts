@@ -1,11 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { ROLES, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
+import { restRole, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
 import { refusedLoginLog } from "../audit/refused-logins.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
+import { Me } from "../auth/routes.ts";
 import { isoTime } from "../time.ts";
 import { OidcClient, type PendingSignIn } from "./oidc-client.ts";
 import { OneTimeStore } from "./one-time.ts";
@@ -35,7 +36,6 @@ const REFUSAL_STATUS: Readonly<Record<CallbackRefusal, number>> = {
   "last-admin": 409,
 };
 
-const Me = Type.Object({ username: Type.String(), role: Type.Enum([...ROLES]) });
 const Session = Type.Object({
   token: Type.String(),
   expiresAt: Type.String({ format: "date-time" }),
@@ -237,25 +237,37 @@ export function ssoRoutes(ctx: ApiContext) {
             usernameClaim: sso.config.usernameClaim,
             roleClaim: sso.config.roleClaim,
             mapping: sso.config.roles,
+            groupGrants: sso.config.groupGrants ?? [],
             existing: stored.target,
             adminCount: stored.adminCount,
           });
           if (decided.outcome === "refuse") return decided;
           if (decided.outcome === "create") {
             await writer.insert(
-              { role: decided.role, passwordHash: "", ssoIdentity: identity },
+              {
+                role: restRole(decided.role),
+                grants: decided.grants ?? [],
+                passwordHash: "",
+                ssoIdentity: identity,
+              },
               isoTime(now),
             );
-          } else if (stored.target?.role !== decided.role) {
-            await writer.update({ role: decided.role }, isoTime(now));
+          } else if (stored.target?.role !== decided.role || decided.grants !== undefined) {
+            const grants = decided.grants === undefined ? {} : { grants: decided.grants };
+            await writer.update({ role: restRole(decided.role), ...grants }, isoTime(now));
           }
-          request.actor = { username: decided.username, role: decided.role };
+          request.actor = {
+            username: decided.username,
+            role: decided.role,
+            grants: decided.grants ?? stored.target?.grants ?? [],
+          };
           request.auditNote = {
             details: {
               method: "sso",
               issuer: String(claims.iss),
               created: decided.outcome === "create",
-              role: decided.role,
+              role: restRole(decided.role),
+              ...(decided.grants === undefined ? {} : { grants: decided.grants }),
             },
           };
           await writer.audit(changeAuditEvent(request, 200, now));
@@ -273,7 +285,7 @@ export function ssoRoutes(ctx: ApiContext) {
           session: {
             token,
             expiresAt: isoTime(session.expiresAt),
-            user: { username: user.username, role: user.role },
+            user: { username: user.username, role: restRole(user.role), grants: user.grants },
           },
         });
         // The cookie stays: the dashboard's /sso page redeems the code with it.
