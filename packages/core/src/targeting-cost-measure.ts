@@ -94,11 +94,6 @@ export class Measure {
     const entries = Object.entries(node);
     if (entries.length !== 1) return this.#data(entries, item);
     const [operator, args] = entries[0] as [string, unknown];
-    if (operator === "$ref")
-      throw new Refusal({
-        field: this.#field,
-        message: `$ref ${JSON.stringify(args)} names no evaluator of the flag`,
-      });
     const list = Array.isArray(args) ? (args as unknown[]) : [args];
     // An iteration's body reads the items of its first argument: measured first, once.
     const costs: Cost[] = [];
