@@ -5,7 +5,13 @@
  */
 
 /** Bounds of an evaluation context (docs/sidecar.md, "OFREP mapping"). */
-export const CONTEXT_LIMITS = { depth: 8, values: 1_000, stringLength: 4_096 } as const;
+export const CONTEXT_LIMITS = {
+  depth: 8,
+  values: 1_000,
+  stringLength: 4_096,
+  /** Of keys and strings together: the sidecar's 64 KiB body, for every caller. */
+  characters: 65_536,
+} as const;
 
 /** Keys that would reach an object's prototype once flagd-core copies the context. */
 const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -17,6 +23,7 @@ const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
  */
 export function contextProblem(context: Record<string, unknown>): string | undefined {
   let values = 0;
+  let characters = 0;
   let level: { path: string; value: unknown }[] = [{ path: "context", value: context }];
   for (let depth = 0; level.length > 0; depth++) {
     if (depth > CONTEXT_LIMITS.depth) {
@@ -27,10 +34,14 @@ export function contextProblem(context: Record<string, unknown>): string | undef
       if (typeof value === "string" && value.length > CONTEXT_LIMITS.stringLength) {
         return `${path} is longer than ${CONTEXT_LIMITS.stringLength} characters`;
       }
+      characters += typeof value === "string" ? value.length : 0;
+      if (characters > CONTEXT_LIMITS.characters)
+        return `context has more than ${CONTEXT_LIMITS.characters} characters of text`;
       if (typeof value !== "object" || value === null) continue;
       const entries = Array.isArray(value)
         ? value.map((item, n) => [`${path}[${n}]`, item] as const)
         : Object.entries(value).map(([name, item]) => {
+            characters += name.length;
             if (PROTOTYPE_KEYS.has(name)) return [undefined, name] as const;
             return [`${path}.${name}`, item] as const;
           });

@@ -43,7 +43,16 @@ export interface Cost {
   size: number;
   /** `var`s that may read a reduce's accumulator. */
   accumulatorReads: number;
+  /**
+   * Characters of context text its result may hold that an iteration's body read from outside
+   * its item (`../`): work on them is repeated per item, where work on the item adds up to the
+   * context's text once.
+   */
+  outerText: number;
 }
+
+/** Characters scanned or copied per step: a step (an operation) costs ~30 times a character. */
+const CHARACTERS_PER_STEP = 32;
 
 const CAP = 1e200;
 const add = (...terms: number[]) =>
@@ -52,7 +61,14 @@ const add = (...terms: number[]) =>
     terms.reduce((a, b) => a + b, 0),
   );
 const times = (a: number, b: number) => (a === 0 || b === 0 ? 0 : Math.min(CAP, a * b));
-const LEAF: Omit<Cost, "bytes"> = { operations: 0, depth: 0, steps: 0, size: 1, accumulatorReads: 0 };
+const LEAF: Omit<Cost, "bytes"> = {
+  operations: 0,
+  depth: 0,
+  steps: 0,
+  size: 1,
+  accumulatorReads: 0,
+  outerText: 0,
+};
 
 export class Refusal extends Error {
   readonly problem: RuleCostProblem;
@@ -115,25 +131,34 @@ export class Measure {
   #evaluation(operator: string, list: unknown[], costs: Cost[], item: number) {
     const steps = add(1, ...sizes(costs, "steps"));
     const accumulatorReads = add(...sizes(costs, "accumulatorReads"));
-    if (SCALAR_OPERATORS.has(operator))
-      return {
-        steps: operator === "in" ? add(steps, costs[1]?.size ?? 0) : steps,
-        size: 1,
-        accumulatorReads,
-      };
+    const text = add(...sizes(costs, "outerText"));
+    if (SCALAR_OPERATORS.has(operator)) {
+      // Comparisons, `in`, `cat`... scan or copy the text they are given (coerced, for arrays).
+      const scanned = Math.ceil(text / CHARACTERS_PER_STEP);
+      const scan = operator === "in" ? add(scanned, costs[1]?.size ?? 0) : scanned;
+      const kept = operator === "cat" || operator === "substr" ? text : 0;
+      return { steps: add(steps, scan), size: 1, accumulatorReads, outerText: kept };
+    }
     if (CHOOSING_OPERATORS.has(operator))
-      return { steps, size: Math.max(1, ...sizes(costs, "size")), accumulatorReads };
+      return {
+        steps,
+        size: Math.max(1, ...sizes(costs, "size")),
+        accumulatorReads,
+        outerText: Math.max(0, ...sizes(costs, "outerText")),
+      };
     if (operator === "merge")
       return {
         steps: add(steps, ...sizes(costs, "size")),
         size: add(...sizes(costs, "size")),
         accumulatorReads,
+        outerText: text,
       };
     if (READING_OPERATORS.has(operator)) {
       const reads = (operator === "var" || operator === "val") && readsAccumulator(list[0]) ? 1 : 0;
       // What it reads: the context, an iterated item, or (get) one of its arguments.
       const size = Math.max(CONTEXT_LIMITS.values, item, ...sizes(costs, "size"));
-      return { steps, size, accumulatorReads: add(accumulatorReads, reads) };
+      const outerText = item > 0 && readsOutside(operator, list[0]) ? CONTEXT_LIMITS.characters : text;
+      return { steps, size, accumulatorReads: add(accumulatorReads, reads), outerText };
     }
     if (ITERATING_OPERATORS.has(operator)) return this.#iteration(operator, list, costs, steps);
     if (UNBOUNDED_OPERATORS.has(operator))
@@ -142,7 +167,7 @@ export class Measure {
         message: `uses ${JSON.stringify(operator)}, whose cost svc cannot bound (not one of flagd's operators)`,
       });
     // Not an operator of flagd-core's engine: flagd-core refuses the rule before evaluating it.
-    return { steps, size: 1, accumulatorReads };
+    return { steps, size: 1, accumulatorReads, outerText: 0 };
   }
 
   #iteration(operator: string, list: unknown[], costs: Cost[], steps: number) {
@@ -157,6 +182,7 @@ export class Measure {
         steps: total,
         size,
         accumulatorReads: add(array?.accumulatorReads ?? 0, initial?.accumulatorReads ?? 0),
+        outerText: add(array?.outerText ?? 0, times(items, body?.outerText ?? 0)),
       };
     }
     // One read of the accumulator per step adds to it; two would double it per item.
@@ -171,6 +197,7 @@ export class Measure {
       steps: add(total, times(items, size)),
       size,
       accumulatorReads: add(array?.accumulatorReads ?? 0, initial?.accumulatorReads ?? 0),
+      outerText: add(initial?.outerText ?? 0, times(items, body?.outerText ?? 0)),
     };
   }
 
@@ -183,6 +210,7 @@ export class Measure {
       steps: add(1, ...sizes(costs, "steps")),
       size: add(1, ...sizes(costs, "size")),
       accumulatorReads: add(...sizes(costs, "accumulatorReads")),
+      outerText: add(...sizes(costs, "outerText")),
     };
   }
 
@@ -197,6 +225,7 @@ export class Measure {
       steps: add(1, ...sizes(costs, "steps")),
       size: add(1, ...sizes(costs, "size")),
       accumulatorReads: add(...sizes(costs, "accumulatorReads")),
+      outerText: add(...sizes(costs, "outerText")),
     };
   }
 
@@ -223,4 +252,16 @@ function readsAccumulator(path: unknown): boolean {
   const first = Array.isArray(path) ? (path as unknown[])[0] : path;
   if (typeof first === "number" || first === undefined || first === null) return false;
   return typeof first !== "string" || first.startsWith("accumulator");
+}
+
+/**
+ * Whether a reader inside an iteration's body may read beyond its item: a `var` path that climbs
+ * (`../`) or is computed, a `val` scope climb, or `get` and `keys` of anything.
+ */
+function readsOutside(operator: string, path: unknown): boolean {
+  if (operator === "get" || operator === "keys") return true;
+  const first = Array.isArray(path) ? (path as unknown[])[0] : path;
+  if (operator === "val") return Array.isArray(first) || typeof first !== "string";
+  if (first === undefined || first === null || typeof first === "number") return false;
+  return typeof first !== "string" || first.startsWith("../");
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateFlagSpec } from "../src/index.ts";
+import { CONTEXT_LIMITS, contextProblem } from "../src/evaluation-context.ts";
 import { RULE_LIMITS, ruleCostProblem, ruleCosts } from "../src/targeting-cost.ts";
 import {
   hugeArrayRule,
@@ -127,6 +128,26 @@ describe("the cost of rules after $ref expansion, measured without expanding", (
     expect(ruleCostProblem(some, undefined)).toBeUndefined();
     const nested = { some: [{ var: "groups" }, { some: [{ var: "roles" }, { "==": [{ var: "" }, "x"] }] }] };
     expect(ruleCostProblem(nested, undefined)?.message).toContain("evaluation steps");
+  });
+
+  it("counts text read from outside an iteration's item as scanned again per item", () => {
+    // 40 ms with a 61 KB context before this was counted: `cat` of the whole array, per item.
+    const outer = { some: [{ var: "groups" }, { in: ["zzz", { cat: [{ var: "../../groups" }] }] }] };
+    expect(ruleCostProblem(outer, undefined)?.message).toContain("evaluation steps");
+    const item = { some: [{ var: "groups" }, { in: ["zzz", { cat: [{ var: "" }, "-x"] }] }] };
+    expect(ruleCostProblem(item, undefined)).toBeUndefined();
+    const bucketBy = {
+      fractional: [{ cat: [{ var: "$flagd.flagKey" }, { var: "email" }] }, ["on", 50], ["off", 50]],
+    };
+    expect(ruleCostProblem(bucketBy, undefined)).toBeUndefined();
+  });
+
+  it("bounds the context's text as the sidecar's 64 KiB body does, for the API too", () => {
+    const groups = Array.from({ length: 20 }, () => "x".repeat(CONTEXT_LIMITS.stringLength));
+    expect(contextProblem({ groups })).toBe(
+      `context has more than ${CONTEXT_LIMITS.characters} characters of text`,
+    );
+    expect(contextProblem({ groups: groups.slice(0, 15) })).toBeUndefined();
   });
 
   it("follows what an iteration's items may hold: merging each item with itself, nested, is refused", () => {
