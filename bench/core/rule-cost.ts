@@ -21,8 +21,11 @@ function items<T>(n: number, of: (i: number) => T): T[];
 function items(n: number, of: (i: number) => unknown = (i) => i): unknown[] {
   return Array.from({ length: n }, (_, i) => of(i));
 }
-/** A context as large as accepted: 999 strings in one array, and a tenant. */
-const context = { tenant: "acme", groups: items(CONTEXT_LIMITS.values - 1, (i) => `group-${i}`) };
+/** A context as large as accepted: 999 strings of 60 characters in one array (~60 KB), a tenant. */
+const context = {
+  tenant: "acme",
+  groups: items(CONTEXT_LIMITS.values - 1, (i) => `group-${i}`.padEnd(60, ".")),
+};
 
 type Rules = { targeting: unknown; evaluators?: Record<string, unknown> };
 const plain: Rules = { targeting: { if: [{ in: [{ var: "tenant" }, ["acme", "globex"]] }, "on", "off"] } };
@@ -40,6 +43,14 @@ const cases: [string, Rules][] = [
   [
     "`some` over a context array of 999, a body of ~19 steps",
     { targeting: { if: [{ some: [{ var: "groups" }, body] }, "on", "off"] } },
+  ],
+  [
+    "`cat` of the context's whole array (~60 KB) per item of 3, then `in`",
+    {
+      targeting: {
+        if: [{ some: [items(3), { in: ["zzz", { cat: [{ var: "../../groups" }] }] }] }, "on", "off"],
+      },
+    },
   ],
   [
     "`map` over 70 literal items inside `map` over 70 (4,900 body runs)",
