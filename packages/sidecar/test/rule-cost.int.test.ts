@@ -69,8 +69,11 @@ describe("over-bound rules applied with kubectl, in the sidecar", () => {
         (answer) => answer.body["value"] === true,
         `kept-${name} evaluated`,
       );
-      await flags.setSpec(`kept-${name}`, "targeting", rules.targeting);
+      // Evaluators first: each patch is a definition the sidecar sees, and evaluators alone are
+      // already over the bound (flagd-core expands every one), where targeting alone would
+      // name evaluators that are not there yet.
       if (rules.evaluators !== undefined) await flags.setSpec(`kept-${name}`, "evaluators", rules.evaluators);
+      await flags.setSpec(`kept-${name}`, "targeting", rules.targeting);
       await flags.createWith(`new-${name}`, "boolean", "false", { ...variants, ...rules });
       await caughtUp(`marker-${name}`);
 
