@@ -149,6 +149,25 @@ describe("the preview", () => {
         reasons: [],
       },
     ]);
+
+    // The workload's own view plans with the same scope: no flag of its namespace is its.
+    const created = await env.api.call("POST", "/api/v1/flags", {
+      ...as("editor"),
+      body: envFlag("quiet-flag", "FLAG_QUIET", quiet),
+    });
+    expect(created.status, created.text).toBe(201);
+    const detail = await eventually(
+      () => env.api.call("GET", `/api/v1/clusters/local/workloads/${quiet}/batch`, as("editor")),
+      (r) => r.status === 200,
+      "the workload's detail",
+    );
+    expect(detail.json).toMatchObject({ name: "batch", flags: [], injectedFlags: [] });
+    const listed = await env.api.call(
+      "GET",
+      `/api/v1/clusters/local/workloads?namespace=${quiet}`,
+      as("editor"),
+    );
+    expect(listed.json).toMatchObject([{ name: "batch", injectedFlags: [] }]);
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import Type from "typebox";
 import { planWorkload, type FlagOutcome } from "./delivery-plan.ts";
+import { DEFAULT_DELIVERY_SCOPE, type DeliveryScope } from "./delivery-policy.ts";
 import type { DeliveryCluster } from "./delivered-value.ts";
 import { observeDelivery, type DeliveryState } from "./delivery-state.ts";
 import { DELIVERY_KINDS, TARGET_OUTCOMES } from "./flag.ts";
@@ -191,14 +192,19 @@ function summarize(
   };
 }
 
-/** One workload as listed; `namespaceFlags` are the FeatureFlags of its namespace. */
+/**
+ * One workload as listed; `namespaceFlags` are the FeatureFlags of its namespace, planned with
+ * the installation's delivery `scope` as the operator plans them (the default only in tests).
+ */
 export function discoveredWorkload(
   cluster: DeliveryCluster,
   workload: Workload,
   namespaceFlags: NamespaceFlags,
   reader: EnvReader,
+  scope: DeliveryScope = DEFAULT_DELIVERY_SCOPE,
 ): DiscoveredWorkload {
-  return summarize(cluster.id, workload, planWorkload(workload, namespaceFlags, cluster).flags, reader);
+  const outcomes = planWorkload(workload, namespaceFlags, cluster, scope).flags;
+  return summarize(cluster.id, workload, outcomes, reader);
 }
 
 /** One workload in detail: also its pod template labels and every flag whose selector matches it. */
@@ -207,8 +213,9 @@ export function workloadDetail(
   workload: Workload,
   namespaceFlags: NamespaceFlags,
   reader: EnvReader,
+  scope: DeliveryScope = DEFAULT_DELIVERY_SCOPE,
 ): WorkloadDetail {
-  const outcomes = planWorkload(workload, namespaceFlags, cluster).flags;
+  const outcomes = planWorkload(workload, namespaceFlags, cluster, scope).flags;
   return {
     ...summarize(cluster.id, workload, outcomes, reader),
     podTemplateLabels: { ...(workload.object.spec?.template.metadata?.labels ?? {}) },

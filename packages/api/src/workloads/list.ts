@@ -6,6 +6,7 @@ import {
   indexFlags,
   pageAfter,
   WORKLOAD_KINDS,
+  type DeliveryScope,
   type EnvReader,
   type FlagIndex,
   type SortKey,
@@ -43,7 +44,8 @@ const workloadKey = ({ kind, object }: Workload): SortKey => [
 /**
  * The answer's JSON: SPEC.md's array (kind by kind, as the caches list them) without paging,
  * else one page in the list shape. Only the listed workloads are planned and summarized.
- * `readerIn` says what the caller may see of literal env values in a namespace.
+ * `readerIn` says what the caller may see of literal env values in a namespace; `scopeIn` is the
+ * delivery scope the operator plans the namespace with.
  */
 export function workloadListJson(
   cluster: ConnectedCluster,
@@ -51,6 +53,7 @@ export function workloadListJson(
   query: WorkloadListQuery,
   paging: ListPaging,
   readerIn: (namespace: string) => EnvReader,
+  scopeIn: (namespace: string) => DeliveryScope,
 ): string {
   const { namespace, namePrefix, kind } = query;
   const listed = workloadsOf(cluster, namespace).filter(
@@ -60,16 +63,16 @@ export function workloadListJson(
       (kind === undefined || workload.kind === kind),
   );
   const where = deliveryCluster(cluster);
-  // Each namespace's flags are indexed, and its reader decided, once, not once per workload.
-  const namespaces = new Map<string, { index: FlagIndex; reader: EnvReader }>();
+  // Each namespace's flags are indexed, and its reader and scope decided, once, not per workload.
+  const namespaces = new Map<string, { index: FlagIndex; reader: EnvReader; scope: DeliveryScope }>();
   const view = (workload: Workload): string => {
     const ns = workload.object.metadata?.namespace ?? "";
     let of = namespaces.get(ns);
     if (of === undefined) {
-      of = { index: indexFlags(cluster.flags.list(ns)), reader: readerIn(ns) };
+      of = { index: indexFlags(cluster.flags.list(ns)), reader: readerIn(ns), scope: scopeIn(ns) };
       namespaces.set(ns, of);
     }
-    return JSON.stringify(discoveredWorkload(where, workload, of.index, of.reader));
+    return JSON.stringify(discoveredWorkload(where, workload, of.index, of.reader, of.scope));
   };
   if (!paging.paged) return `[${listed.map(view).join(",")}]`;
   const sorted = listed.sort((a, b) => compareKeys(workloadKey(a), workloadKey(b)));

@@ -14,6 +14,7 @@ import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { WORKLOAD_KEY, WorkloadList, WorkloadListQuery, workloadListJson } from "./list.ts";
+import { deliveryScope } from "../flags/guardrails.ts";
 import { envReader } from "./literal-values.ts";
 import { workloadsOf } from "./read.ts";
 import { readFilter } from "../http/scope.ts";
@@ -84,8 +85,13 @@ export function workloadRoutes(ctx: ApiContext) {
         return sendList(
           request,
           reply,
-          workloadListJson(cluster, visible, request.query, paging, (namespace) =>
-            envReader(ctx, request, cluster.id, namespace),
+          workloadListJson(
+            cluster,
+            visible,
+            request.query,
+            paging,
+            (namespace) => envReader(ctx, request, cluster.id, namespace),
+            (namespace) => deliveryScope(ctx, cluster, namespace),
           ),
         );
       },
@@ -121,7 +127,9 @@ export function workloadRoutes(ctx: ApiContext) {
           );
         }
         const reader = envReader(ctx, request, cluster.id, namespace);
-        return workloadDetail(deliveryCluster(cluster), workload, cluster.flags.list(namespace), reader);
+        const flags = cluster.flags.list(namespace);
+        const scope = deliveryScope(ctx, cluster, namespace);
+        return workloadDetail(deliveryCluster(cluster), workload, flags, reader, scope);
       },
     );
     done();
