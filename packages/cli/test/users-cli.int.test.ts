@@ -130,7 +130,8 @@ it("an admin creates a scoped user, adds and revokes grants, and sets its role",
   expect(set.code, set.stderr).toBe(0);
   const all = await svc(["users", "revoke", "sam", "--all"]);
   expect(all.code, all.stderr).toBe(0);
-  expect(await stored("sam")).toMatchObject({ role: "viewer", grants: [] });
+  // A user without grants is SPEC.md's {username, role, createdAt}: no grants field at all.
+  expect(await stored("sam")).toEqual({ username: "sam", role: "viewer", createdAt: expect.any(String) });
 
   expect((await svc(["users", "get", "nobody"])).code).toBe(3);
   const bad = await svc(["users", "grant", "sam", "--role", "viewer", "-n", "Shop_1"]);

@@ -159,6 +159,17 @@ export function restRole(role: Role | undefined): Role | typeof NO_GLOBAL_ROLE {
   return role ?? NO_GLOBAL_ROLE;
 }
 
+/**
+ * A user's access as REST answers it: SPEC.md's `{role}` alone for a user without grants (every
+ * user created as SPEC.md shows), `grants` beside it only when the user holds some.
+ */
+export function accessView(
+  role: Role | undefined,
+  grants: readonly Grant[],
+): { role: Role | typeof NO_GLOBAL_ROLE; grants?: Grant[] } {
+  return { role: restRole(role), ...(grants.length === 0 ? {} : { grants: [...grants] }) };
+}
+
 /** A user's access as a whole: "none" needs a grant, or the account could do nothing at all. */
 export function userAccessProblem(
   role: Role | typeof NO_GLOBAL_ROLE,

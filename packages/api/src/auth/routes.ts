@@ -1,4 +1,4 @@
-import { GrantsSchema, passwordLoginRefusal, passwordProblem, restRole } from "@svc/core";
+import { accessView, GrantsSchema, passwordLoginRefusal, passwordProblem } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
@@ -20,7 +20,11 @@ const LoginBody = Type.Object(
 type LoginBody = Type.Static<typeof LoginBody>;
 
 /** The caller: global role ("none" when grants alone give access) and grants (docs/access.md). */
-export const Me = Type.Object({ username: Type.String(), role: UserRoleName, grants: GrantsSchema });
+export const Me = Type.Object({
+  username: Type.String(),
+  role: UserRoleName,
+  grants: Type.Optional(GrantsSchema),
+});
 
 const LoginResponse = Type.Object({
   token: Type.String({ description: "64 hex characters; send as 'Authorization: Bearer <token>'." }),
@@ -84,7 +88,7 @@ export function authRoutes(ctx: ApiContext) {
         return {
           token,
           expiresAt: isoTime(session.expiresAt),
-          user: { ...request.actor, role: restRole(user.role) },
+          user: { username: user.username, ...accessView(user.role, user.grants) },
         };
       },
     );
@@ -102,7 +106,9 @@ export function authRoutes(ctx: ApiContext) {
       "/api/v1/auth/me",
       { schema: { summary: "The caller's username, global role and grants", response: { 200: Me } } },
       (request) =>
-        request.actor === undefined ? undefined : { ...request.actor, role: restRole(request.actor.role) },
+        request.actor === undefined
+          ? undefined
+          : { username: request.actor.username, ...accessView(request.actor.role, request.actor.grants) },
     );
     done();
   };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { restRole, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
+import { accessView, restRole, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
@@ -285,7 +285,7 @@ export function ssoRoutes(ctx: ApiContext) {
           session: {
             token,
             expiresAt: isoTime(session.expiresAt),
-            user: { username: user.username, role: restRole(user.role), grants: user.grants },
+            user: { username: user.username, ...accessView(user.role, user.grants) },
           },
         });
         // The cookie stays: the dashboard's /sso page redeems the code with it.

@@ -1,5 +1,7 @@
 import {
+  accessView,
   deleteDecision,
+  globalRole,
   passwordChangeRefusal,
   passwordProblem,
   sessionsEndedBy,
@@ -115,7 +117,7 @@ export function userRoutes(ctx: ApiContext) {
           throw error;
         }
         request.auditRecorded = true;
-        return reply.code(201).send({ username, role, createdAt, grants });
+        return reply.code(201).send({ username, createdAt, ...accessView(globalRole(role), grants) });
       },
     );
 

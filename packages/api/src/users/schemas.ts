@@ -65,6 +65,7 @@ export const UserView = Type.Object({
   username: Type.String(),
   role: UserRoleName,
   createdAt: Type.String({ format: "date-time" }),
-  grants: GrantsSchema,
+  /** Only when the user holds grants: a global user is SPEC.md's {username, role, createdAt}. */
+  grants: Type.Optional(GrantsSchema),
 });
 export type UserView = Type.Static<typeof UserView>;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isRole, NO_GLOBAL_ROLE, restRole, validateGrants, type Grant, type Role } from "@svc/core";
+import { accessView, isRole, NO_GLOBAL_ROLE, validateGrants, type Grant, type Role } from "@svc/core";
 import type { CompiledQuery, Transaction } from "kysely";
 import type { NewAuditEvent } from "../audit/event.ts";
 import { insertAuditEvent } from "../audit/store.ts";
@@ -94,9 +94,8 @@ export class UsersRepo {
       .execute();
     return rows.map((r) => ({
       username: r.username,
-      role: restRole(storedRole(r)),
       createdAt: r.created_at,
-      grants: storedGrants(r),
+      ...accessView(storedRole(r), storedGrants(r)),
     }));
   }
 
