@@ -4,6 +4,7 @@
  * resourceVersion a client sent back; only a change of the spec by someone else may refuse the
  * write (DESIGN.md §4: no lost updates). The cache remembers which spec each recent version had.
  */
+import { createHash } from "node:crypto";
 import { canonicalJson } from "./canonical-json.ts";
 import { touchesSpec } from "./flag-view.ts";
 import { isBeingDeleted, type FeatureFlagResource } from "./flag-resource.ts";
@@ -23,8 +24,28 @@ export interface SpecEpoch {
   readonly to: string;
   /** Its managedFields (as cached): a writer since is one whose entry is not among them. */
   readonly managedFields?: readonly ManagedFieldsEntry[] | undefined;
-  /** Who wrote this generation through svc's API, when this process did. */
-  readonly by?: string | undefined;
+}
+
+/**
+ * Set by svc's API on every flag it writes: its user and a digest of the spec written. It names
+ * the writer to a racing writer that reads the flag before the winner's answer is back, and to
+ * any API replica or restart; a later change by someone else no longer matches the digest.
+ */
+export const WRITTEN_BY_ANNOTATION = "svc.io/written-by";
+
+const specDigest = (spec: FeatureFlagSpec): string =>
+  createHash("sha256").update(canonicalJson(spec)).digest("hex").slice(0, 16);
+
+/** The annotation's value for `username` writing `spec`. */
+export function writtenBy(username: string, spec: FeatureFlagSpec): string {
+  return `${username} ${specDigest(spec)}`;
+}
+
+/** svc's user who wrote the flag's current spec, when the annotation was written with it. */
+export function annotatedWriter(flag: Pick<FeatureFlagResource, "metadata" | "spec">): string | undefined {
+  const value = flag.metadata.annotations?.[WRITTEN_BY_ANNOTATION];
+  const match = value === undefined ? null : /^(\S+) ([0-9a-f]{16})$/.exec(value);
+  return match?.[2] === specDigest(flag.spec) ? match[1] : undefined;
 }
 
 /** A flag's recent generations, oldest first. */
@@ -73,19 +94,6 @@ export function recordFlagVersion(history: FlagHistory, flag: FeatureFlagResourc
   return [...kept, epoch].slice(-FLAG_HISTORY_GENERATIONS);
 }
 
-/** The history with `username` named as the writer of `flag`'s generation. */
-export function recordFlagWriter(
-  history: FlagHistory,
-  flag: FeatureFlagResource,
-  username: string,
-): FlagHistory {
-  const { uid, resourceVersion } = flag.metadata;
-  if (resourceVersion === undefined) return history;
-  return history.map((epoch) =>
-    epoch.uid === uid && within(resourceVersion, epoch) ? { ...epoch, by: username } : epoch,
-  );
-}
-
 /** The generation a client read at `resourceVersion`, when the cache remembers it. */
 export function specAt(history: FlagHistory, resourceVersion: string): SpecEpoch | undefined {
   return history.find((epoch) => within(resourceVersion, epoch));
@@ -109,14 +117,13 @@ const sameEntry = (a: ManagedFieldsEntry, b: ManagedFieldsEntry) =>
   a.manager === b.manager && a.operation === b.operation && timeOf(a) === timeOf(b);
 
 /**
- * Who changed the spec after the client's read: svc's user when this process wrote the current
- * generation, else the field manager (kubectl-edit, a GitOps tool) whose spec entry is new or
- * newer since the read (managedFields times have whole seconds, so "newest" alone can tie).
+ * Who changed the spec after the client's read: svc's user when svc's API wrote the current spec
+ * (its annotation), else the field manager (kubectl-edit, a GitOps tool) whose spec entry is new
+ * or newer since the read (managedFields times have whole seconds, so "newest" alone can tie).
  */
-function specWriter(history: FlagHistory, read: SpecEpoch, current: FeatureFlagResource): string | undefined {
-  const version = current.metadata.resourceVersion;
-  const epoch = version === undefined ? undefined : specAt(history, version);
-  if (epoch?.by !== undefined) return epoch.by;
+function specWriter(read: SpecEpoch, current: FeatureFlagResource): string | undefined {
+  const annotated = annotatedWriter(current);
+  if (annotated !== undefined) return annotated;
   const entries = (current.metadata.managedFields ?? []).filter(touchesSpec);
   const before = read.managedFields ?? [];
   const since = entries.filter((entry) => !before.some((old) => sameEntry(old, entry)));
@@ -168,7 +175,7 @@ export function decideFlagWrite(
   }
   const fields = changedSpecFields(read.spec, current.spec);
   if (fields.length === 0) return { kind: "write", resourceVersion: currentVersion };
-  const by = specWriter(history, read, current);
+  const by = specWriter(read, current);
   return {
     kind: "conflict",
     fields,

@@ -31,12 +31,11 @@ function caches() {
 }
 
 const summary = (versions: FlagVersionStore) =>
-  versions.of("shop", "banner").map(({ generation, from, to, by, spec }) => ({
+  versions.of("shop", "banner").map(({ generation, from, to, spec }) => ({
     generation,
     from,
     to,
     value: spec.defaultValue,
-    ...(by === undefined ? {} : { by }),
   }));
 
 describe("FlagVersionStore", () => {
@@ -51,19 +50,6 @@ describe("FlagVersionStore", () => {
       { generation: 2, from: "15", to: "15", value: "b" },
     ]);
     expect(versions.of("shop", "other")).toEqual([]);
-  });
-
-  it("names svc's user as the writer of the version its write returned", () => {
-    const { flags, versions } = caches();
-    flags.upsert(flag("10", 1, "a"));
-    const written = flag("11", 2, "b");
-    flags.upsert(written);
-    versions.wrote(written, "ed");
-    flags.upsert(flag("12", 2, "b")); // a status write after it keeps the writer
-    expect(summary(versions)).toEqual([
-      { generation: 1, from: "10", to: "10", value: "a" },
-      { generation: 2, from: "11", to: "12", value: "b", by: "ed" },
-    ]);
   });
 
   it("forgets a deleted flag, so a re-created one starts afresh", () => {

@@ -1,5 +1,13 @@
 import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION, decideFlagWrite, FEATURE_FLAG, type FeatureFlagResource } from "@svc/core";
+import {
+  API_GROUP,
+  API_VERSION,
+  decideFlagWrite,
+  FEATURE_FLAG,
+  WRITTEN_BY_ANNOTATION,
+  writtenBy,
+  type FeatureFlagResource,
+} from "@svc/core";
 import type { ConnectedCluster } from "@svc/kube";
 import { ApiException } from "@kubernetes/client-node";
 import { callCluster, clusterCallError } from "../clusters/reach.ts";
@@ -43,9 +51,9 @@ export async function createFlag(
   try {
     const created = (await cluster.customObjects.createNamespacedCustomObject({
       ...target(namespace),
-      body: resource,
+      body: signed(resource, actor),
     })) as FeatureFlagResource;
-    written(cluster, created, actor);
+    cluster.flags.upsert(created);
     return created;
   } catch (error) {
     if (error instanceof ApiException && error.code === 409) {
@@ -83,11 +91,14 @@ export async function replaceFlag(
   const { namespace, name } = current.metadata;
   let base = current;
   for (let attempt = 0; ; attempt++) {
-    const body: FeatureFlagResource = {
-      ...base,
-      metadata: { ...base.metadata, resourceVersion: precondition(cluster, base, expectedVersion) },
-      spec: nextSpec(base),
-    };
+    const body = signed(
+      {
+        ...base,
+        metadata: { ...base.metadata, resourceVersion: precondition(cluster, base, expectedVersion) },
+        spec: nextSpec(base),
+      },
+      actor,
+    );
     try {
       const replaced = await callCluster(
         cluster,
@@ -99,7 +110,7 @@ export async function replaceFlag(
             body,
           })) as FeatureFlagResource,
       );
-      written(cluster, replaced, actor);
+      cluster.flags.upsert(replaced);
       return replaced;
     } catch (error) {
       if (!isConflict(error)) throw error;
@@ -128,10 +139,11 @@ function precondition(
   return decision.resourceVersion;
 }
 
-/** Write-through of svc's own write, with its user remembered as the writer of that version. */
-function written(cluster: ConnectedCluster, flag: FeatureFlagResource, actor: string | undefined): void {
-  cluster.flags.upsert(flag);
-  if (actor !== undefined) cluster.flagVersions.wrote(flag, actor);
+/** The flag as svc's API writes it: signed with its user and the spec written (WRITTEN_BY_ANNOTATION). */
+function signed(flag: FeatureFlagResource, actor: string | undefined): FeatureFlagResource {
+  if (actor === undefined) return flag;
+  const annotations = { ...flag.metadata.annotations, [WRITTEN_BY_ANNOTATION]: writtenBy(actor, flag.spec) };
+  return { ...flag, metadata: { ...flag.metadata, annotations } };
 }
 
 /** Sets spec.enabled with a merge patch: idempotent, and it touches no other field. */
@@ -142,12 +154,23 @@ export async function setFlagEnabled(
   enabled: boolean,
   actor?: string,
 ): Promise<FeatureFlagResource> {
+  // Signed for the spec the cache holds with this state: a concurrent change makes the digest
+  // not match, and the writer is then read from the field managers, as for any other change.
+  const cached = cluster.flags.get(namespace, name);
+  const signature =
+    actor === undefined || cached === undefined
+      ? {}
+      : {
+          metadata: {
+            annotations: { [WRITTEN_BY_ANNOTATION]: writtenBy(actor, { ...cached.spec, enabled }) },
+          },
+        };
   return callCluster(cluster, flagLabel(namespace, name), async () => {
     const patched = (await cluster.customObjects.patchNamespacedCustomObject(
-      { ...target(namespace), name, body: { spec: { enabled } } },
+      { ...target(namespace), name, body: { ...signature, spec: { enabled } } },
       setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
     )) as FeatureFlagResource;
-    written(cluster, patched, actor);
+    cluster.flags.upsert(patched);
     return patched;
   });
 }

@@ -1,14 +1,12 @@
 // The recent generations of each cached flag (core's flag-versions.ts decides with them whether
 // a write against an older resourceVersion is a real conflict). Fed by the flag cache's events,
 // so the versions a client can have read (lists, watches, svc's own writes) are all recorded.
-import { recordFlagVersion, recordFlagWriter, type FeatureFlagResource, type FlagHistory } from "@svc/core";
+import { recordFlagVersion, type FeatureFlagResource, type FlagHistory } from "@svc/core";
 import type { InformerCache } from "./informer-cache.ts";
 
 export interface FlagVersions {
   /** The generations remembered of one flag, oldest first (empty when none). */
   of(namespace: string, name: string): FlagHistory;
-  /** Names svc's user as the writer of `written`, the object svc's own write returned. */
-  wrote(written: FeatureFlagResource, username: string): void;
 }
 
 const NONE: FlagHistory = Object.freeze([]);
@@ -26,12 +24,6 @@ export class FlagVersionStore implements FlagVersions {
 
   of(namespace: string, name: string): FlagHistory {
     return this.#histories.get(`${namespace}/${name}`) ?? NONE;
-  }
-
-  wrote(written: FeatureFlagResource, username: string): void {
-    const key = keyOf(written);
-    const history = this.#histories.get(key);
-    if (history !== undefined) this.#histories.set(key, recordFlagWriter(history, written, username));
   }
 }
 
