@@ -222,12 +222,21 @@ export function parseVerbCommand(args: readonly string[]): ParsedCommand {
   const request = requestOf(word, options, errors) as VerbRequest;
   if (errors.length > 0) return { kind: "usage", verb: word, errors };
   const { values } = options;
+  return { kind: "run", request, output: outputOf(values), connection: connectionOf(values) };
+}
+
+/** --output of a verb's read options (table unless given). */
+export const outputOf = (values: ReadonlyMap<string, string>) =>
+  (values.get("--output") ?? "table") as Output;
+
+/** The connection options (--server, --token, --override-reason) of a verb's read options. */
+export function connectionOf(values: ReadonlyMap<string, string>): ConnectionOptions {
   const connection: ConnectionOptions = {};
   const server = values.get("--server");
   const token = values.get("--token");
+  const overrideReason = values.get("--override-reason");
   if (server !== undefined) connection.server = server;
   if (token !== undefined) connection.token = token;
-  const overrideReason = values.get("--override-reason");
   if (overrideReason !== undefined) connection.overrideReason = overrideReason;
-  return { kind: "run", request, output: (values.get("--output") ?? "table") as Output, connection };
+  return connection;
 }

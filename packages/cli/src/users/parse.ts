@@ -3,7 +3,7 @@
 // the option instead of the JSON field.
 import { validateGrants, type FieldError, type Grant, type Role } from "@svc/core";
 import type { ConnectionOptions } from "../flags/parse.ts";
-import { readOptions } from "../flags/parse.ts";
+import { connectionOf, outputOf, readOptions } from "../flags/parse.ts";
 import { noPositional, parseLabels } from "../flags/names.ts";
 import type { Output } from "../flags/options.ts";
 import { isUserVerb, USER_VERBS, userVerbHelp, usersUsage, type UserVerb } from "./verbs.ts";
@@ -178,15 +178,10 @@ export function parseUsersCommand(args: readonly string[]): ParsedUsers {
   const errors: FieldError[] = [];
   const { request, values } = requestOf(word, rest, errors);
   if (errors.length > 0) return { kind: "usage", verb: word, errors };
-  const connection: ConnectionOptions = {};
-  const server = values.get("--server");
-  const token = values.get("--token");
-  if (server !== undefined) connection.server = server;
-  if (token !== undefined) connection.token = token;
   return {
     kind: "run",
     request: request as UsersRequest,
-    output: (values.get("--output") ?? "table") as Output,
-    connection,
+    output: outputOf(values),
+    connection: connectionOf(values),
   };
 }
