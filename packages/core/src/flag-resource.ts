@@ -39,6 +39,18 @@ export function isBeingDeleted(flag: FeatureFlagResource): boolean {
  * that is not JSON; the REST API refuses it, delivery reports it.
  */
 export function undeliverableReason(spec: FeatureFlagSpec): string | undefined {
+  // Asked per workload per matching flag when planning: measure each spec's rules once.
+  const known = undeliverable.get(spec);
+  if (known !== undefined) return known ?? undefined;
+  const reason = specProblem(spec);
+  undeliverable.set(spec, reason ?? null);
+  return reason;
+}
+
+/** undeliverableReason by spec (null: deliverable); a spec read from the cluster is not mutated. */
+const undeliverable = new WeakMap<FeatureFlagSpec, string | null>();
+
+function specProblem(spec: FeatureFlagSpec): string | undefined {
   const problem = defaultValueProblem(spec.type, spec.defaultValue);
   if (problem !== undefined) return `defaultValue ${problem}; the flag is not delivered`;
   // A variable a runtime reads at start (NODE_OPTIONS, LD_PRELOAD…), applied with kubectl.
