@@ -1,7 +1,7 @@
 // The thin HTTP shell of `svc flags`: one request, its JSON answer, or an ApiError carrying the
 // status, from which the exit code is decided (exitCodeOf).
 import { OVERRIDE_REASON_HEADER } from "@svc/core/protected-writes";
-import type { Connection } from "./connection.ts";
+import { EXIT, exitCodeOf, type Connection } from "./connection.ts";
 
 export class ApiError extends Error {
   readonly status: number;
@@ -72,4 +72,12 @@ export function reason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
   return cause === "" || message.includes(cause) ? message : `${message}: ${cause}`;
+}
+
+/** Says on stderr why `command` failed; returns its exit code (the API's status, an ExitError's code, else 1). */
+export function failure(command: string, error: unknown): number {
+  process.stderr.write(`${command}: ${reason(error)}\n`);
+  if (error instanceof ApiError) return exitCodeOf(error.status);
+  if (error instanceof ExitError) return error.code;
+  return EXIT.error;
 }

@@ -3,9 +3,9 @@
 // 3 not found, 4 conflict.
 import { describeErrors } from "@svc/core";
 import { apply, diff } from "./apply.ts";
-import { ApiError, ExitError, reason } from "./client.ts";
+import { ExitError, failure } from "./client.ts";
 import { bashCompletion, zshCompletion } from "./completion.ts";
-import { EXIT, exitCodeOf, parseCliSettings, resolveConnection, tokenPath } from "./connection.ts";
+import { EXIT, parseCliSettings, resolveConnection, tokenPath } from "./connection.ts";
 import { create, get, list, remove, set, toggle } from "./crud.ts";
 import { login } from "./login.ts";
 import { parseVerbCommand, type ParsedCommand } from "./parse.ts";
@@ -107,9 +107,6 @@ export async function runFlagVerb(args: readonly string[], commands: readonly st
     process.stdout.write(await execute(parsed, commands));
     return EXIT.ok;
   } catch (error) {
-    process.stderr.write(`${command}: ${reason(error)}\n`);
-    if (error instanceof ApiError) return exitCodeOf(error.status);
-    if (error instanceof ExitError) return error.code;
-    return EXIT.error;
+    return failure(command, error);
   }
 }

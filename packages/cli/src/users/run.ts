@@ -2,10 +2,9 @@
 // login's token, SVC_TOKEN, --token), call the users API, print; exit codes as svc flags: 0 done,
 // 1 error, 2 bad usage, 3 not found, 4 conflict.
 import { describeErrors } from "@svc/core";
-import { ApiError, apiRequest, ExitError, reason } from "../flags/client.ts";
+import { ApiError, apiRequest, ExitError, failure } from "../flags/client.ts";
 import {
   EXIT,
-  exitCodeOf,
   parseCliSettings,
   resolveConnection,
   tokenPath,
@@ -127,9 +126,6 @@ export async function runUsersVerb(args: readonly string[]): Promise<number> {
     process.stdout.write(await execute(parsed.request, parsed.output, connection.value));
     return EXIT.ok;
   } catch (error) {
-    process.stderr.write(`${command}: ${reason(error)}\n`);
-    if (error instanceof ApiError) return exitCodeOf(error.status);
-    if (error instanceof ExitError) return error.code;
-    return EXIT.error;
+    return failure(command, error);
   }
 }
