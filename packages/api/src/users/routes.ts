@@ -10,8 +10,7 @@ import {
   updatePermission,
   restRole,
   userAccessProblem,
-  validateGrants,
-  describeErrors,
+  grantsProblem,
   type Grant,
   type Actor,
   type Refusal,
@@ -40,11 +39,12 @@ function refuse(refusal: Refusal | undefined): void {
   if (refusal !== undefined) throw new HttpError(refusal.status, refusal.error);
 }
 
-/** The grants' rules beyond their schema, and "none" only with a grant (400 naming the field). */
+/**
+ * The grants' rules beyond their schema, and "none" only with a grant (400 naming the field).
+ * The body's schema (GrantsSchema) was checked by Fastify, and stored grants when read.
+ */
 function checkAccess(role: CreateUser["role"], grants: readonly Grant[]): void {
-  const checked = validateGrants(grants);
-  if (!checked.ok) throw new HttpError(400, describeErrors(checked.errors));
-  const problem = userAccessProblem(role, grants);
+  const problem = grantsProblem(grants) ?? userAccessProblem(role, grants);
   if (problem !== undefined) throw new HttpError(400, problem);
 }
 
