@@ -48,3 +48,18 @@ admin-dev-password
 {{ randAlphaNum 48 }}
 {{- end -}}
 {{- end -}}
+
+{{/* The delivery guardrails' variables, the same for the API and the operator (docs/delivery.md, "Guardrails"). */}}
+{{- define "svc.deliveryEnv" -}}
+{{- with .Values.delivery }}
+{{- with .excludedNamespaces }}
+- { name: SVC_DELIVERY_EXCLUDED_NAMESPACES, value: {{ join "," . | quote }} }
+{{- end }}
+{{- if .namespaceOptIn }}
+- { name: SVC_DELIVERY_NAMESPACE_OPT_IN, value: "true" }
+{{- end }}
+{{- with .envVarNames }}
+- { name: SVC_ENV_VAR_NAMES, value: {{ join "," . | quote }} }
+{{- end }}
+{{- end }}
+{{- end -}}
