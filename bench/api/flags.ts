@@ -20,7 +20,7 @@ import { ensureNamespace, installCrds } from "@svc/kube";
 import { startLocalControlPlane } from "@svc/kube/testing";
 import { autocannon, percentile, timeSequential } from "../support/autocannon.ts";
 import { benchFlagSpec, flagsTarget, seedFlags } from "../support/seed-flags.ts";
-import { loginAdmin, startSvcApi } from "../support/svc-api.ts";
+import { apiCall as call, loginAdmin, startSvcApi } from "../support/svc-api.ts";
 
 const FLAGS_PER_NAMESPACE = 50;
 const { values: args } = parseArgs({
@@ -33,25 +33,6 @@ const { values: args } = parseArgs({
 const totalFlags = Number(args.flags);
 const seconds = Number(args.duration);
 const writes = Number(args.writes);
-
-async function call(
-  url: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<unknown> {
-  const reply = await fetch(url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${await reply.text()}`);
-  return reply.json();
-}
 
 const hub = await startLocalControlPlane();
 const second = await startLocalControlPlane();

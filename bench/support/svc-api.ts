@@ -59,3 +59,23 @@ export async function loginAdmin(url: string): Promise<string> {
   });
   return ((await reply.json()) as { token: string }).token;
 }
+
+/** One request to the API as `token`; its JSON answer, or an error naming the status and body. */
+export async function apiCall(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const reply = await fetch(url + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!reply.ok) throw new Error(`${method} ${path}: ${reply.status} ${await reply.text()}`);
+  return reply.json();
+}
