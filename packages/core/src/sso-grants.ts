@@ -2,7 +2,7 @@
  * Single sign-on's group → grant mapping (SVC_OIDC_GROUP_GRANTS, docs/access.md): the grants a
  * signed-in identity holds are those of the groups its role claim names, decided at each sign-in.
  */
-import type { Grant } from "./grants.ts";
+import { GRANTS_MAX, type Grant } from "./grants.ts";
 import { validateGrants } from "./grant-schema.ts";
 import { describeErrors } from "./validation.ts";
 
@@ -11,8 +11,11 @@ export interface GroupGrant {
   grant: Grant;
 }
 
-/** Bounds of the mapping: one installation's teams, read once at start. */
-export const GROUP_GRANTS_MAX = 200;
+/**
+ * Bounds of the mapping: no more entries than one user may hold (GRANTS_MAX), so a user in
+ * every mapped group gets grants the users store accepts when it reads them back.
+ */
+export const GROUP_GRANTS_MAX = GRANTS_MAX;
 const GROUP_MAX = 256;
 
 export type ParsedGroupGrants = { ok: true; value: GroupGrant[] } | { ok: false; message: string };
