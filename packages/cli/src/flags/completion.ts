@@ -13,6 +13,10 @@ const FLAGD_OPTIONS = {
 
 const quote = (words: readonly string[]) => `"${words.join(" ")}"`;
 
+/** A verb's option names, long and short, as completion offers them. */
+const optionNames = (spec: VerbSpec) =>
+  spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
+
 /** A case per valued option of the tables: its choices (all verbs' together), files, or nothing. */
 function valueCases(tables: readonly Readonly<Record<string, VerbSpec>>[], indent = "    "): string[] {
   const specs = new Map<string, OptionSpec>();
@@ -38,7 +42,7 @@ function valueCases(tables: readonly Readonly<Record<string, VerbSpec>>[], inden
 /** `svc users <verb> …`: its verbs, then each verb's options and their values. */
 function userLines(): string[] {
   const verbs = Object.entries(USER_VERBS).map(([verb, spec]) => {
-    const names = spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
+    const names = optionNames(spec);
     return `      ${JSON.stringify(verb)}) words=${quote([...names, "--help"])} ;;`;
   });
   return [
@@ -59,7 +63,7 @@ function userLines(): string[] {
 
 function verbCases(): string[] {
   const options = Object.entries(VERBS).map(([verb, spec]) => {
-    const names = spec.options.flatMap((o) => [o.name, ...(o.short === undefined ? [] : [o.short])]);
+    const names = optionNames(spec);
     const words = verb === "completion" ? ["bash", "zsh"] : [...names, "--help"];
     return `    ${JSON.stringify(verb)}) words=${quote(words)} ;;`;
   });
