@@ -7,10 +7,10 @@
 //
 //   node bench/core/rule-cost.ts [--rounds 21]
 import { parseArgs } from "node:util";
-import { validateFlagSpec } from "../../packages/core/src/index.ts";
-import { compileFlag, evaluateFlag } from "../../packages/core/src/flagd.ts";
-import { CONTEXT_LIMITS } from "../../packages/core/src/evaluation-context.ts";
-import { RULE_LIMITS, ruleCostProblem, ruleCosts } from "../../packages/core/src/targeting-cost.ts";
+import { validateFlagSpec } from "@svc/core";
+import { compileFlag, evaluateFlag } from "@svc/core/flagd";
+import { CONTEXT_LIMITS } from "@svc/core/evaluation-context";
+import { RULE_LIMITS, ruleCostProblem, ruleCosts } from "@svc/core/targeting-cost";
 import { overBoundRules, refChain } from "../../test/support/hostile-targeting.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "21" } } });
