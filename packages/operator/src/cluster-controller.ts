@@ -11,6 +11,7 @@ import {
   foreignConfigMapOwner,
   isBeingDeleted,
   namespaceExclusion,
+  NAMESPACE_FLAGS_LABEL,
   phaseChangeEvent,
   sameStatus,
   statusIsCurrent,
@@ -104,8 +105,11 @@ export class ClusterController {
       }),
     );
     // A namespace's labels opt it in or out (svc.io/flags): its workloads are planned again.
+    // Another change of the namespace (an annotation, another label) changes no plan.
     this.#unsubscribe.push(
-      cluster.namespaces.onEvent(({ object }) => {
+      cluster.namespaces.onEvent(({ type, object, previous }) => {
+        const label = (n: typeof object | undefined) => n?.metadata?.labels?.[NAMESPACE_FLAGS_LABEL];
+        if (type === "upsert" && previous !== undefined && label(previous) === label(object)) return;
         this.#enqueueNamespace(object.metadata?.name ?? "");
       }),
     );

@@ -13,6 +13,7 @@ import {
   deliveryCluster,
   flagPlanningKey,
   indexFlags,
+  NAMESPACE_FLAGS_LABEL,
   planWorkload,
   WORKLOAD_KINDS,
   type FeatureFlagResource,
@@ -52,7 +53,7 @@ export class NamespacePlans {
   readonly #policy: DeliveryPolicy;
   /** Per namespace: ConfigMap name → its owner, for the ConfigMaps flags name that svc did not create. */
   readonly #foreign = new Map<string, ReadonlyMap<string, string>>();
-  readonly #scopes = new Map<string, { namespace: unknown; foreign: unknown; scope: DeliveryScope }>();
+  readonly #scopes = new Map<string, { label: string | undefined; foreign: unknown; scope: DeliveryScope }>();
   readonly #plans = new Map<
     string,
     { inputs: readonly unknown[]; plans: readonly PlannedWorkload[]; byObject: Map<unknown, PlannedWorkload> }
@@ -69,18 +70,23 @@ export class NamespacePlans {
     this.#policy = policy;
   }
 
-  /** Where the namespace's workloads may get flags: the same object until something of it changes. */
+  /**
+   * Where the namespace's workloads may get flags: the same object until something of it changes.
+   * Of the namespace, delivery reads its svc.io/flags label alone: another write to the namespace
+   * (an annotation, another label) keeps the scope, and so every plan of the namespace.
+   */
   scope(namespace: string): DeliveryScope {
-    const object = this.#cluster.namespaces.get("", namespace);
+    const labels = this.#cluster.namespaces.get("", namespace)?.metadata?.labels ?? {};
+    const label = labels[NAMESPACE_FLAGS_LABEL];
     const foreign = this.#foreign.get(namespace);
     const memo = this.#scopes.get(namespace);
-    if (memo !== undefined && memo.namespace === object && memo.foreign === foreign) return memo.scope;
+    if (memo !== undefined && memo.label === label && memo.foreign === foreign) return memo.scope;
     const scope: DeliveryScope = {
       policy: this.#policy,
-      namespaceLabels: object?.metadata?.labels ?? {},
+      namespaceLabels: labels,
       ...(foreign === undefined ? {} : { foreignConfigMaps: foreign }),
     };
-    this.#scopes.set(namespace, { namespace: object, foreign, scope });
+    this.#scopes.set(namespace, { label, foreign, scope });
     return scope;
   }
 
