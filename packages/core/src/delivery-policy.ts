@@ -100,8 +100,17 @@ export function policyRefusal(
   flag: Pick<FeatureFlagResource, "metadata" | "spec">,
   scope: DeliveryScope,
 ): string | undefined {
+  return foreignConfigMapRefusal(flag, scope) ?? envVarPolicyProblem(flag, scope.policy);
+}
+
+/** Why svc does not write the flag's ConfigMap (it exists and is someone else's), or undefined. */
+export function foreignConfigMapRefusal(
+  flag: Pick<FeatureFlagResource, "spec">,
+  scope: DeliveryScope,
+): string | undefined {
   const configMap = flag.spec.delivery.configMap?.configMapName;
   const owner = configMap === undefined ? undefined : scope.foreignConfigMaps?.get(configMap);
-  if (configMap !== undefined && owner !== undefined) return foreignConfigMapMessage(configMap, owner);
-  return envVarPolicyProblem(flag, scope.policy);
+  return configMap === undefined || owner === undefined
+    ? undefined
+    : foreignConfigMapMessage(configMap, owner);
 }

@@ -7,8 +7,8 @@ import {
   DELIVERY_FINALIZER,
   flagPlanningKey,
   flagStatus,
-  foreignConfigMapMessage,
   foreignConfigMapOwner,
+  foreignConfigMapRefusal,
   isBeingDeleted,
   namespaceExclusion,
   NAMESPACE_FLAGS_LABEL,
@@ -328,13 +328,8 @@ export class ClusterController {
   /** Why the flag is refused as a whole: its namespace gets no flags, or its ConfigMap is not svc's. */
   #refusal(flag: FeatureFlagResource): string | undefined {
     const { namespace } = flag.metadata;
-    const excluded = namespaceExclusion(namespace, this.#plans.scope(namespace));
-    if (excluded !== undefined) return excluded;
-    const configMap = flag.spec.delivery.configMap?.configMapName;
-    const owner = configMap === undefined ? undefined : this.#plans.configMapOwner(namespace, configMap);
-    return configMap === undefined || owner === undefined
-      ? undefined
-      : foreignConfigMapMessage(configMap, owner);
+    const scope = this.#plans.scope(namespace);
+    return namespaceExclusion(namespace, scope) ?? foreignConfigMapRefusal(flag, scope);
   }
 
   async #reconcileFlag(

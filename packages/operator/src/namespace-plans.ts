@@ -102,11 +102,6 @@ export class NamespacePlans {
     return true;
   }
 
-  /** The owner of a ConfigMap of the namespace that svc did not create, if one was seen. */
-  configMapOwner(namespace: string, name: string): string | undefined {
-    return this.#foreign.get(namespace)?.get(name);
-  }
-
   /** Namespaces with a memo (tests). */
   get namespaces(): number {
     return new Set([...this.#flagIndexes.keys(), ...this.#plans.keys()]).size;
