@@ -193,7 +193,13 @@ describe("the operator's guardrails (default mode)", () => {
         },
       },
     });
-    const flag = await phaseOf(flags(), "forwarded");
+    // The owner is learnt when the ConfigMap is first read, which may come after the flag's
+    // first status (ConfigMaps are not watched): wait for the settled status, not the first.
+    const flag = await eventually(
+      () => phaseOf(flags(), "forwarded"),
+      (f) => f.status?.phase === "Degraded",
+      "flag forwarded Degraded once its ConfigMap's owner is known",
+    );
     await operator?.idle();
     const after = await core.readNamespacedConfigMap({ namespace: ns, name: "ingress-nginx-controller" });
     expect(after.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
