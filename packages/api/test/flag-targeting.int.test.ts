@@ -21,6 +21,12 @@ beforeAll(async () => {
   env = await startClusterApi("targeting");
   ns = await testNamespace(env.kc, "targeting");
   objects = env.kc.makeApiClient(CustomObjectsApi);
+  // A create checks the namespace in the API's cache, whose watch may lag the namespace just made.
+  await eventually(
+    () => env.api.call("GET", "/api/v1/clusters/local/namespaces", as("admin")),
+    (reply) => (reply.json as string[]).includes(ns),
+    `namespace ${ns} in the API's cache`,
+  );
 });
 
 const as = (role: "admin" | "editor" | "viewer") => ({ token: env.tokens[role] });
