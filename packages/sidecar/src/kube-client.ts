@@ -4,19 +4,10 @@ import type { IncomingMessage } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
 import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/basics";
+import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
 import type { ListQuery } from "./backoff.ts";
 import type { FeatureFlagObject, WatchEventType } from "./flags.ts";
 import type { KubeConnection } from "./kube-connection.ts";
-
-/** A failed call: `status` is the HTTP status (or the Status code of a watch ERROR event). */
-export class KubeApiError extends Error {
-  readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = "KubeApiError";
-    this.status = status;
-  }
-}
 
 export interface FlagList {
   items: FeatureFlagObject[];
@@ -116,7 +107,7 @@ export class FeatureFlagClient {
       const arm = () => {
         clearTimeout(silence);
         silence = setTimeout(() => {
-          fail(new KubeApiError(`watch sent nothing for ${options.silenceMs} ms`));
+          fail(new Error(`watch sent nothing for ${options.silenceMs} ms`));
         }, options.silenceMs);
         silence.unref();
       };
@@ -133,8 +124,13 @@ export class FeatureFlagClient {
           try {
             const event = JSON.parse(line) as { type: string; object: unknown };
             if (event.type === "ERROR") {
-              const status = event.object as { code?: number; message?: string };
-              throw new KubeApiError(`watch: ${status.message ?? "error event"}`, status.code);
+              const status = event.object as { code?: number; message?: string; reason?: string };
+              // without a code, a failure like any other (only 410 and 504 change what is listed)
+              throw new KubeApiError(
+                status.code ?? 500,
+                `watch: ${status.message ?? "error event"}`,
+                status.reason,
+              );
             }
             options.onEvent(event as FlagWatchEvent);
           } catch (error) {
@@ -150,7 +146,7 @@ export class FeatureFlagClient {
       response.on("error", fail);
       // 'close' without 'end': the connection dropped (API server stopped, network cut).
       response.on("close", () => {
-        if (!response.complete) fail(new KubeApiError("watch connection closed"));
+        if (!response.complete) fail(new Error("watch connection closed"));
       });
     });
   }
@@ -203,12 +199,9 @@ function readBody(response: IncomingMessage): Promise<string> {
   });
 }
 
-function apiError(what: string, status: number | undefined, body: string): KubeApiError {
-  let message = body.slice(0, 500);
-  try {
-    message = (JSON.parse(body) as { message?: string }).message ?? message;
-  } catch {
-    // not a Status object: keep the raw text
-  }
-  return new KubeApiError(`${what} failed (${status ?? "no status"}): ${message}`, status);
+function apiError(what: string, status: number | undefined, body: string): Error {
+  // not a Status object: the raw text
+  const parsed = parseStatusBody(body);
+  const message = `${what} failed (${status ?? "no status"}): ${parsed.message ?? body.slice(0, 500)}`;
+  return status === undefined ? new Error(message) : new KubeApiError(status, message, parsed.reason);
 }

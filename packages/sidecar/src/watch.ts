@@ -16,7 +16,8 @@ import {
   type BackoffPolicy,
 } from "./backoff.ts";
 import type { FlagChange, FlagState } from "./flags.ts";
-import { KubeApiError, type FeatureFlagClient } from "./kube-client.ts";
+import { KubeApiError } from "@svc/kube-wire";
+import type { FeatureFlagClient } from "./kube-client.ts";
 
 export interface WatchLoopOptions {
   client: FeatureFlagClient;

@@ -4,19 +4,11 @@
 // the registry's informers talk to the API server through this small layer instead; the typed
 // clients handed to callers share its pool and its timeout (see boundedClients).
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
+import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
 import { Agent, fetch, type Dispatcher } from "undici";
 
-/** An API server's answer other than 2xx, with the reason and message of its Status body. */
-export class HttpStatusError extends Error {
-  readonly status: number;
-  readonly reason: string | undefined;
-  constructor(status: number, message: string, reason?: string) {
-    super(message);
-    this.name = "HttpStatusError";
-    this.status = status;
-    this.reason = reason;
-  }
-}
+/** The name this package's callers have always used for @svc/kube-wire's one error type. */
+export { KubeApiError as HttpStatusError };
 
 export interface WatchEvent {
   type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
@@ -149,14 +141,8 @@ function http1Only(dispatcher: Dispatcher): Dispatcher {
 
 export async function statusError(response: { status: number; statusText: string; text(): Promise<string> }) {
   const text = await response.text().catch(() => "");
-  let message = `${response.status} ${response.statusText}`;
-  let reason: string | undefined;
-  try {
-    const status = JSON.parse(text) as { message?: unknown; reason?: unknown };
-    if (typeof status.message === "string" && status.message !== "") message = status.message;
-    if (typeof status.reason === "string") reason = status.reason;
-  } catch {
-    // not a Status object: keep the HTTP status line
-  }
-  return new HttpStatusError(response.status, message, reason);
+  const status = parseStatusBody(text);
+  // not a Status object: the HTTP status line
+  const message = status.message ?? `${response.status} ${response.statusText}`;
+  return new KubeApiError(response.status, message, status.reason);
 }

@@ -1,0 +1,1 @@
+export { KubeApiError, parseStatusBody, type StatusBody } from "./api-error.ts";
