@@ -100,6 +100,7 @@ check: install
 	tsc -p packages/dashboard/app/tsconfig.json --noEmit
 	eslint --max-warnings 0 .
 	prettier --check .
+	node hack/import-cycles.ts
 
 crds: install
 	node packages/core/scripts/generate-crds.ts

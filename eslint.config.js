@@ -39,10 +39,30 @@ export default tseslint.config(
         "error",
         {
           paths: ["@svc/core"],
-          patterns: ["node:*", "@svc/kube", "@svc/api", "@svc/operator", "@svc/sidecar"],
+          patterns: ["node:*", "@svc/kube", "@svc/api", "@svc/operator", "@svc/sidecar", "@svc/localkube"],
         },
       ],
     },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  {
+    // The local control plane and node start root processes and install exit hooks that kill
+    // them: only `svc dev` (and the tests, harnesses and benchmarks) load them, never a production
+    // command. The dashboard app refuses it in its own object above (a second would replace it).
+    files: ["packages/{core,kube,api,operator,sidecar,dashboard,cli}/src/**/*.{ts,tsx}"],
+    ignores: ["packages/cli/src/commands/dev.ts", "packages/cli/src/dev/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@svc/localkube", "@svc/localkube/*", "**/localkube/src/**"],
+              message: "@svc/localkube is for svc dev, the tests and the benchmarks only",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -25,7 +25,7 @@ export default defineConfig({
           // (one at a time, the run used 44 % of two cores). A group shares one worker count.
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
-          include: ["packages/*/test/**/*.test.ts", "bench/test/**/*.test.ts"],
+          include: ["packages/*/test/**/*.test.ts", "bench/test/**/*.test.ts", "hack/test/**/*.test.ts"],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
         },
       },

@@ -1,7 +1,21 @@
 import type { Reporter, TestModule } from "vitest/node";
 
+/** How many of the slowest test files the run lists, so that where the time goes is seen each run. */
+const SLOWEST_FILES = 10;
+
+/** The `count` slowest files, slowest first, as "  12.3 s  path" lines. */
+export function slowestFiles(
+  files: readonly { path: string; durationMs: number }[],
+  count = SLOWEST_FILES,
+): string[] {
+  return [...files]
+    .sort((a, b) => b.durationMs - a.durationMs)
+    .slice(0, count)
+    .map(({ path, durationMs }) => `${(durationMs / 1000).toFixed(1).padStart(7)} s  ${path}`);
+}
+
 /**
- * Prints the closing line CI reads: "N passed, N failed, N skipped". A file that fails outside
+ * Prints the slowest files, then the closing line CI reads: "N passed, N failed, N skipped". A file that fails outside
  * its tests and an unhandled error each count as a failure, so a broken file can never look
  * like a smaller green run.
  */
@@ -23,6 +37,11 @@ export default class SummaryReporter implements Reporter {
       if (failedHere === 0 && module.state() === "failed") failedHere = 1;
       failed += failedHere;
     }
+    const durations = testModules.map((module) => ({
+      path: module.relativeModuleId,
+      durationMs: module.diagnostic().duration,
+    }));
+    process.stdout.write(`\nSlowest ${SLOWEST_FILES} test files:\n${slowestFiles(durations).join("\n")}\n`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

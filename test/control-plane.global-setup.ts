@@ -18,7 +18,7 @@ import {
   startLocalNode,
   type LocalControlPlane,
   type LocalNode,
-} from "@svc/kube/testing";
+} from "@svc/localkube";
 import { NODE_TAINT } from "./support/node-taint.ts";
 import { unitTestsOnly } from "./support/projects.ts";
 

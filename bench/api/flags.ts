@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { autocannon, percentile, timeSequential } from "../support/autocannon.ts";
 import { benchFlagSpec, flagsTarget, seedFlags } from "../support/seed-flags.ts";
 import { apiCall as call, loginAdmin, startSvcApi } from "../support/svc-api.ts";

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { percentile, timeSequential } from "../support/autocannon.ts";
 import { seedFlags } from "../support/seed-flags.ts";
 import { loginAdmin, startSvcApi } from "../support/svc-api.ts";

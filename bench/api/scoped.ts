@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { autocannon, type LoadResult } from "../support/autocannon.ts";
 import { seedFlags } from "../support/seed-flags.ts";
 import { apiCall as call, loginAdmin, startSvcApi } from "../support/svc-api.ts";

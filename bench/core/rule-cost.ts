@@ -8,9 +8,9 @@
 //   node bench/core/rule-cost.ts [--rounds 21]
 import { parseArgs } from "node:util";
 import { validateFlagSpec } from "@svc/core";
-import { compileFlag, evaluateFlag } from "@svc/core/flagd";
-import { CONTEXT_LIMITS } from "@svc/core/evaluation-context";
-import { RULE_LIMITS, ruleCostProblem, ruleCosts } from "@svc/core/targeting-cost";
+import { compileFlag, evaluateFlag } from "@svc/core/targeting/flagd";
+import { CONTEXT_LIMITS } from "@svc/core/targeting/evaluation-context";
+import { RULE_LIMITS, ruleCostProblem, ruleCosts } from "@svc/core/targeting/targeting-cost";
 import { overBoundRules, refChain } from "../../test/support/hostile-targeting.ts";
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "21" } } });

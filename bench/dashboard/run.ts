@@ -20,7 +20,7 @@ import { buildApiServer, parseApiConfig } from "@svc/api";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { buildDashboardServer } from "@svc/dashboard";
 import { ClusterRegistry, ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { build } from "vite";
 import react from "@vitejs/plugin-react";
 import { launchChromium } from "../../test/support/chromium.ts";

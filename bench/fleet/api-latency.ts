@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { waitFor } from "@svc/kube";
-import { runOnExit } from "@svc/kube/testing";
+import { runOnExit } from "@svc/localkube";
 import { pool } from "../support/pool.ts";
 import { loginAdmin, startSvcApi } from "../support/svc-api.ts";
 

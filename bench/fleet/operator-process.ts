@@ -4,7 +4,7 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { freeLoopbackPort, waitFor } from "@svc/kube";
-import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { superviseProcess, type SupervisedProcess } from "@svc/localkube";
 import { memory } from "../support/process-stats.ts";
 import { liveHeap } from "./svc-fleet.ts";
 

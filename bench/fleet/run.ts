@@ -31,7 +31,7 @@ import { parseArgs } from "node:util";
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { installCrds, waitFor } from "@svc/kube";
-import { removeOnExit } from "@svc/kube/testing";
+import { removeOnExit } from "@svc/localkube";
 import { cpuSeconds } from "../support/process-stats.ts";
 import { measureApiLatency } from "./api-latency.ts";
 import { printResults, type DeliveryRound } from "./report.ts";

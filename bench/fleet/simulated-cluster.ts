@@ -4,7 +4,7 @@
 // without a kubelet or a container. No kube-scheduler: the bench's pod templates name their node.
 import { join, resolve } from "node:path";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { startLocalControlPlane, superviseProcess, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, superviseProcess, type LocalControlPlane } from "@svc/localkube";
 import { pool } from "../support/pool.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");

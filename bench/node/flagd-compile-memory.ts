@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { MemoryStorage, type FeatureFlag } from "@openfeature/flagd-core";
 import type { Logger } from "@openfeature/core";
 import { LogicEngine } from "json-logic-engine";
-import { flagdFlagOf, type EvaluatedSpec } from "../../packages/core/src/flagd.ts";
+import { flagdFlagOf, type EvaluatedSpec } from "@svc/core/targeting/flagd";
 import { targetedSpec } from "../support/targeted-flags.ts";
 
 const COUNT = 5000;

@@ -29,7 +29,7 @@ import {
   type FlagRolloutResource,
 } from "@svc/core";
 import { ensureNamespace, installCrds, isReady, waitFor } from "@svc/kube";
-import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/kube/testing";
+import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/localkube";
 import { exitUnlessLocalNode } from "../support/local-node.ts";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";

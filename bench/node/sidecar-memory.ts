@@ -31,7 +31,7 @@ import {
   SYSTEM_NAMESPACE,
 } from "@svc/core";
 import { ensureNamespace, installCrds, isReady, waitFor } from "@svc/kube";
-import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/kube/testing";
+import { localImageArchives, POD_NETWORK, startLocalControlPlane, startLocalNode } from "@svc/localkube";
 import { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, runOperator } from "@svc/operator";
 import { DEMO_APP_PORT, DEMO_IMAGE } from "../../packages/cli/src/dev/demo.ts";
 import { sidecarRelay } from "../../test/support/sidecar-relay.ts";

@@ -32,7 +32,7 @@ import { parseArgs } from "node:util";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, FEATURE_FLAG } from "@svc/core";
 import { installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { pool } from "../support/pool.ts";
 import { type OperatorRun, startOperator, whereTheMemoryIs } from "./memory-operator.ts";
 

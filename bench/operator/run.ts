@@ -25,7 +25,7 @@ import {
   localClusterConnection,
 } from "@svc/core";
 import { installCrds, ObjectWriter, waitFor } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { pool } from "../support/pool.ts";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";

@@ -23,7 +23,7 @@ import {
   type FlagRolloutResource,
 } from "@svc/core";
 import { installCrds, waitFor } from "@svc/kube";
-import { registerControlPlane, startLocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane } from "@svc/localkube";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { pino } from "pino";
 

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { defaultBinDir, startLocalControlPlane } from "@svc/kube/testing";
+import { defaultBinDir, startLocalControlPlane } from "@svc/localkube";
 import { DEFAULT_START_JITTER_MS } from "../../packages/sidecar/src/backoff.ts";
 import { FeatureFlagClient } from "../../packages/sidecar/src/kube-client.ts";
 import { loadKubeconfig } from "../../packages/sidecar/src/kube-connection.ts";

@@ -10,7 +10,7 @@ import { FlagState } from "../../packages/sidecar/src/flags.ts";
 import { FeatureFlagClient } from "../../packages/sidecar/src/kube-client.ts";
 import type { KubeConnection } from "../../packages/sidecar/src/kube-connection.ts";
 import { runWatchLoop } from "../../packages/sidecar/src/watch.ts";
-import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/basics";
+import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/vocabulary";
 
 export interface Watchers {
   /** Resolves when every watcher has its namespace's flags. */

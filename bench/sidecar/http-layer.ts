@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { startSidecarProcess } from "../../packages/sidecar/test/support/sidecar-process.ts";
 import { load, type LoadResult, type LoadTool } from "./load.ts";
 

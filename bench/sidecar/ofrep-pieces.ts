@@ -8,7 +8,7 @@
 import { FlagState } from "../../packages/sidecar/src/flags.ts";
 import { parseEvaluationRequest } from "../../packages/sidecar/src/ofrep.ts";
 import { ofrepSingle } from "../../packages/sidecar/src/responses.ts";
-import { evaluateFlag, compileFlagLenient } from "../../packages/core/src/flagd.ts";
+import { evaluateFlag, compileFlagLenient } from "@svc/core/targeting/flagd";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const CALLS = 200_000;

@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, freeLoopbackPort, installCrds } from "@svc/kube";
-import { startLocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane } from "@svc/localkube";
 import { openStream } from "../../packages/sidecar/test/support/sse-client.ts";
 import { memory } from "../support/process-stats.ts";
 import { load, type LoadResult, type LoadTool } from "./load.ts";

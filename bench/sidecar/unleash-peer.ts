@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, freeLoopbackPort, installCrds, waitFor } from "@svc/kube";
-import { startLocalControlPlane, superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { startLocalControlPlane, superviseProcess, type SupervisedProcess } from "@svc/localkube";
 import { startSidecarProcess } from "../../packages/sidecar/test/support/sidecar-process.ts";
 import { startPostgresServer } from "../../test/support/postgres-server.ts";
 import { load, type LoadResult, type LoadTool } from "./load.ts";

@@ -1,5 +1,5 @@
 // The benchmarks on the local node stop at once, saying why, on a machine that cannot run one.
-import { localImageArchives, localNodeUnavailable } from "@svc/kube/testing";
+import { localImageArchives, localNodeUnavailable } from "@svc/localkube";
 
 export function exitUnlessLocalNode(): void {
   const missing = localNodeUnavailable({ imageArchives: localImageArchives() });

@@ -1,6 +1,6 @@
 // The targeted flags of the memory benches (bench/node/sidecar-memory.ts in a pod,
 // bench/node/flagd-compile-memory.ts outside it): the same flags, so their figures compare.
-import type { EvaluatedSpec } from "@svc/core/flagd";
+import type { EvaluatedSpec } from "@svc/core/targeting/flagd";
 
 /** Flag i: two variants, and a 50/50 fractional split (even i) or a tenant allow-list (odd i). */
 export function targetedSpec(i: number): EvaluatedSpec {

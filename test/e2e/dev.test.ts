@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../support/chromium.ts";
 import { startDev, stopDev } from "../support/dev-process.ts";

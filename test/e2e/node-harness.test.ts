@@ -10,7 +10,7 @@ import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CoreV1Api } from "@kubernetes/client-node";
-import { localImageArchives, localNodeUnavailable } from "@svc/kube/testing";
+import { localImageArchives, localNodeUnavailable } from "@svc/localkube";
 import { expect, inject, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../support/kube.ts";
 import { startDev, stopDev, type RunningDev } from "../support/dev-process.ts";

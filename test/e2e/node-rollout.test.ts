@@ -18,7 +18,7 @@ import {
   type FlagRolloutSpec,
 } from "@svc/core";
 import { installCrds } from "@svc/kube";
-import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import {
   flagClient,

@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ChildProcess } from "node:child_process";
 import { freeLoopbackPort, installCrds } from "@svc/kube";
-import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { superviseProcess, type SupervisedProcess } from "@svc/localkube";
 import type { Browser, CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { memory } from "../../bench/support/process-stats.ts";

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { AppsV1Api, CoreV1Api } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "@svc/core";
 import { ensureNamespace, freeLoopbackPort, isReady, waitFor } from "@svc/kube";
-import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { superviseProcess, type SupervisedProcess } from "@svc/localkube";
 import { afterAll, beforeAll, expect, inject, it, onTestFailed } from "vitest";
 import { killComponent, startComponent, type SharedComponent } from "../support/components.ts";
 import { testKubeConfig, testNamespace } from "../support/kube.ts";

@@ -2,7 +2,7 @@
 // event connections and writes given bytes to all of them, as a process of its own (pinned like
 // the sidecar), so that the sidecar's memory and fan-out time have a same-run reference.
 import { freeLoopbackPort } from "@svc/kube";
-import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { superviseProcess, type SupervisedProcess } from "@svc/localkube";
 
 /**
  * GET /flags/stream: the stream head, then the snapshot bytes; POST /snapshot sets those bytes;

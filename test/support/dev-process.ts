@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { afterAll } from "vitest";
-import { runOnExit } from "@svc/kube/testing";
+import { runOnExit } from "@svc/localkube";
 
 const repoRoot = join(import.meta.dirname, "../..");
 const folders: string[] = [];

@@ -6,7 +6,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { freeLoopbackPort } from "@svc/kube";
-import { removeOnExit, superviseProcess } from "@svc/kube/testing";
+import { removeOnExit, superviseProcess } from "@svc/localkube";
 
 export interface PostgresServer {
   /** Superuser URL of the `postgres` database. */

@@ -11,7 +11,7 @@ import {
   type Environment,
   type LogLevel,
   type SettingsReader,
-} from "@svc/core/settings";
+} from "@svc/core/schema/settings";
 import { parseNetwork } from "./webhooks/address.ts";
 import { readSsoConfig, type SsoConfig } from "./sso/settings.ts";
 

@@ -5,7 +5,7 @@ import { installAuditRecorder } from "./audit/recorder.ts";
 import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
-import { API_BODY_LIMIT_BYTES } from "@svc/core/basics";
+import { API_BODY_LIMIT_BYTES } from "@svc/core/http/refusals";
 import { installLingeringClose } from "@svc/core/lingering-close";
 import type { ClusterRegistry } from "@svc/kube";
 import { clusterRoutes } from "./clusters/routes.ts";

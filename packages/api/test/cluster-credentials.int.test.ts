@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION, CLUSTER_CONNECTION } from "@svc/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCertificateAuthority, issueServingCertificate } from "../../kube/src/testing/pki.ts";
+import { createCertificateAuthority, issueServingCertificate } from "@svc/localkube";
 import { startRecordingServer, type RecordingServer } from "../../kube/test/support/recording-server.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
 

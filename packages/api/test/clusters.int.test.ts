@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, CLUSTER_CONNECTION, FEATURE_FLAG } from "@svc/core";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import { validFlagSpec } from "../../../test/support/flag-cases.ts";

@@ -2,7 +2,7 @@
 // resources in a real kube-apiserver.
 import { CoreV1Api, CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core";
-import { compileFlag, evaluateFlag } from "@svc/core/flagd";
+import { compileFlag, evaluateFlag } from "@svc/core/targeting/flagd";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import {

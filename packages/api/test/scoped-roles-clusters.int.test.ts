@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";

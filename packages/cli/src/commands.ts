@@ -1,6 +1,6 @@
 // The commands of `svc`, each loaded only when run (or asked for its settings), so that
 // `svc sidecar` never loads the API server.
-import { settingsOf, type SettingUse } from "@svc/core/settings";
+import { settingsOf, type SettingUse } from "@svc/core/schema/settings";
 
 export interface Command {
   summary: string;

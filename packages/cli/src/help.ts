@@ -1,6 +1,6 @@
 // `svc <command> --help`: what the command does and every setting it reads, with its
 // environment variable, default and rule, taken from the command's own parser (settingsOf).
-import type { SettingUse } from "@svc/core/settings";
+import type { SettingUse } from "@svc/core/schema/settings";
 
 /**
  * Settings whose value is secret: their default is never shown (there is none anyway). By the

@@ -1,7 +1,7 @@
 // `svc <command> --help` and docs/configuration.md: every setting a command's parser reads,
 // with its default, from that parser itself.
 import { readFile } from "node:fs/promises";
-import { settingsOf } from "@svc/core/settings";
+import { settingsOf } from "@svc/core/schema/settings";
 import { parseOperatorConfig } from "@svc/operator";
 import { describe, expect, it } from "vitest";
 import { CONFIGURATION_DOC, configurationMarkdown } from "../scripts/configuration-doc.ts";

@@ -3,8 +3,13 @@
  * run time, so the browser checks input and hides actions by the same rules the API enforces.
  * The API's representations are imported as types only (erased from the bundle).
  */
-export * from "./basics.ts";
-export * from "./names.ts";
+export * from "./flags/values.ts";
+export * from "./http/linger.ts";
+export * from "./http/refusals.ts";
+export * from "./rollouts/phases.ts";
+export * from "./vocabulary.ts";
+export * from "./webhooks/events.ts";
+export * from "./schema/names.ts";
 export {
   ROLES,
   ROUTE_RULES,
@@ -15,15 +20,25 @@ export {
   type Role,
   type RouteRule,
   type ScopeRule,
-} from "./access.ts";
-export { AUDIT_RESOURCES, AUDIT_ACTIONS, type AuditResource, type AuditAction } from "./audit-vocabulary.ts";
-export { PASSWORD_MIN_BYTES, PASSWORD_MAX_BYTES, passwordProblem, updatePermission } from "./user-rules.ts";
-export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flag-view.ts";
-export { flagResource } from "./flag-manifest.ts";
-export type { ClusterView } from "./cluster-view.ts";
-export type { ClusterRegistrationBody } from "./cluster-registration.ts";
-export type { DiscoveredWorkload, WorkloadDetail } from "./workload-view.ts";
-export type { PreviewEntry } from "./preview.ts";
+} from "./users/access.ts";
+export {
+  AUDIT_RESOURCES,
+  AUDIT_ACTIONS,
+  type AuditResource,
+  type AuditAction,
+} from "./audit/audit-vocabulary.ts";
+export {
+  PASSWORD_MIN_BYTES,
+  PASSWORD_MAX_BYTES,
+  passwordProblem,
+  updatePermission,
+} from "./users/user-rules.ts";
+export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flags/flag-view.ts";
+export { flagResource } from "./flags/flag-manifest.ts";
+export type { ClusterView } from "./clusters/cluster-view.ts";
+export type { ClusterRegistrationBody } from "./clusters/cluster-registration.ts";
+export type { DiscoveredWorkload, WorkloadDetail } from "./delivery/workload-view.ts";
+export type { PreviewEntry } from "./delivery/preview.ts";
 export type {
   Approval,
   FlagRolloutSpec,
@@ -33,7 +48,7 @@ export type {
   RolloutWave,
   RolloutWorkload,
   Wave,
-} from "./flag-rollout.ts";
-export * from "./grants.ts";
-export * from "./route-scope.ts";
-export { protectedRefusal, OVERRIDE_REASON_HEADER } from "./protected-writes.ts";
+} from "./rollouts/flag-rollout.ts";
+export * from "./users/grants.ts";
+export * from "./users/route-scope.ts";
+export { protectedRefusal, OVERRIDE_REASON_HEADER } from "./rollouts/protected-writes.ts";

@@ -1,10 +1,10 @@
 import type { TSchema } from "typebox";
 import { stringify } from "yaml";
-import { ClusterConnectionSpec, ClusterConnectionStatus } from "./cluster-connection.ts";
-import { FeatureFlagSpec, FeatureFlagStatus } from "./flag.ts";
-import { FLAG_ROLLOUT, FlagRolloutSpec, FlagRolloutStatus } from "./flag-rollout.ts";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "./basics.ts";
-import { DNS1123_LABEL, DNS1123_LABEL_MAX } from "./names.ts";
+import { ClusterConnectionSpec, ClusterConnectionStatus } from "./clusters/cluster-connection.ts";
+import { FeatureFlagSpec, FeatureFlagStatus } from "./flags/flag.ts";
+import { FLAG_ROLLOUT, FlagRolloutSpec, FlagRolloutStatus } from "./rollouts/flag-rollout.ts";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "./vocabulary.ts";
+import { DNS1123_LABEL, DNS1123_LABEL_MAX } from "./schema/names.ts";
 
 export { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG };
 export const CLUSTER_CONNECTION = {

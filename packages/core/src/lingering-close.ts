@@ -8,7 +8,7 @@
 // imports nothing at run time.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { LINGER_LIMITS, lingerStep, type LingerLimits } from "./basics.ts";
+import { LINGER_LIMITS, lingerStep, type LingerLimits } from "./http/linger.ts";
 
 const lingering = new WeakSet<Duplex>();
 

@@ -6,10 +6,10 @@
  * commands, status conditions...) is most of a workload's size and is read by nobody.
  * docs/operator.md "Trimmed caches" lists what is kept; a new reader of a field adds it here.
  */
-import { configMapVolumeName } from "./delivery-state.ts";
-import type { FeatureFlagResource } from "./flag-resource.ts";
-import { touchesSpec } from "./flag-view.ts";
-import type { ManagedFieldsEntry, ObjectMeta } from "./object-meta.ts";
+import { configMapVolumeName } from "./delivery/delivery-state.ts";
+import type { FeatureFlagResource } from "./flags/flag-resource.ts";
+import { touchesSpec } from "./flags/flag-view.ts";
+import type { ManagedFieldsEntry, ObjectMeta } from "./kubernetes/object-meta.ts";
 import {
   SIDECAR_CONTAINER_NAME,
   type Container,
@@ -17,7 +17,7 @@ import {
   type PodSpec,
   type Volume,
   type WorkloadObject,
-} from "./workload.ts";
+} from "./kubernetes/workload.ts";
 
 /** kubectl's copy of the whole object as last applied: as large as the object, read by nobody. */
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";

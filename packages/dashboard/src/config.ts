@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { HTTP_URL, matchesPattern, type Validated } from "@svc/core";
-import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/schema/settings";
 
 export interface DashboardConfig {
   host: string;

@@ -14,7 +14,7 @@ import Fastify, {
   type RawServerBase,
   type RouteGenericInterface,
 } from "fastify";
-import { API_BODY_LIMIT_BYTES, httpClientErrorAnswer } from "@svc/core/basics";
+import { API_BODY_LIMIT_BYTES, httpClientErrorAnswer } from "@svc/core/http/refusals";
 import { answerClientError, installLingeringClose } from "@svc/core/lingering-close";
 import { pino } from "pino";
 import { CSP_NONCE_PLACEHOLDER, PRODUCTION_STAMP } from "./build-output.ts";

@@ -3,7 +3,7 @@
 // engine answers, is saved as flagd's `fractional`, reads back at 25 % and is marked in the list;
 // an invalid JSON Logic rule is shown next to the rule (syntax at once, the rest by the API) and
 // is never saved.
-import { compileFlag, evaluateFlag, type EvaluatedSpec } from "@svc/core/flagd";
+import { compileFlag, evaluateFlag, type EvaluatedSpec } from "@svc/core/targeting/flagd";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDashboardHarness, type DashboardHarness } from "./support/harness.ts";

@@ -20,7 +20,7 @@ import {
   PROTECTED_CLUSTER_LABEL,
 } from "@svc/core";
 import { installCrds } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningOperator } from "../../operator/src/index.ts";

@@ -11,7 +11,7 @@ import { CoreV1Api } from "@kubernetes/client-node";
 import { ClusterRegistry, installCrds } from "@svc/kube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
-import { createCertificateAuthority, issueServingCertificate } from "../src/testing/pki.ts";
+import { createCertificateAuthority, issueServingCertificate } from "@svc/localkube";
 import { startRecordingServer, type RecordingServer } from "./support/recording-server.ts";
 import { registerCluster, settledIn } from "./support/registry.ts";
 

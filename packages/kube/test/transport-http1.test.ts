@@ -13,7 +13,7 @@ import { fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boundedClient } from "../src/registry/clients.ts";
 import { ClusterTransport } from "../src/registry/transport.ts";
-import { createCertificateAuthority, issueServingCertificate } from "../src/testing/pki.ts";
+import { createCertificateAuthority, issueServingCertificate } from "@svc/localkube";
 
 let dir: string;
 let server: Http2SecureServer;

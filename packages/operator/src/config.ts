@@ -6,7 +6,7 @@ import {
   type Environment,
   type LogLevel,
   type SettingsReader,
-} from "@svc/core/settings";
+} from "@svc/core/schema/settings";
 import { imageReferenceProblem, quantityValue } from "./sidecar-syntax.ts";
 import type { SidecarSettings } from "./workload-apply.ts";
 

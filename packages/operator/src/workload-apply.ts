@@ -3,7 +3,7 @@
 // the API server removes it because svc's field manager owned it; fields of other managers are
 // never named, so never touched.
 import { flagContainers, SIDECAR_CONTAINER_NAME, type Workload, type WorkloadPlan } from "@svc/core";
-import { SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/basics";
+import { SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/vocabulary";
 import type { ApplyConfiguration } from "@svc/kube";
 
 export interface SidecarSettings {

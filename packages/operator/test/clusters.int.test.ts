@@ -14,7 +14,7 @@ import {
   type V1PolicyRule,
 } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, CLUSTER_CONNECTION, type ClusterConnectionStatus } from "@svc/core";
-import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";

@@ -3,7 +3,7 @@
 // Kubernetes' own controllers while a second operator starts and settles.
 import { readFile } from "node:fs/promises";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";

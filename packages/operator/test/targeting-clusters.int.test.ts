@@ -2,7 +2,7 @@
 // workload with the workload's cluster (its id, and its ClusterConnection's labels), so the
 // same definition delivers a different value to the same Deployment in each cluster.
 import { AppsV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { registerControlPlane, startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import type { RunningOperator } from "../src/index.ts";

@@ -3,7 +3,7 @@
 // pods): the API's preview (?dryRun=true) names each Deployment's value and whether it restarts;
 // saving changes exactly those; a rewritten rule that changes no value restarts nothing.
 import { AppsV1Api } from "@kubernetes/client-node";
-import { compileFlag, evaluateFlag, workloadContext } from "@svc/core/flagd";
+import { compileFlag, evaluateFlag, workloadContext } from "@svc/core/targeting/flagd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startClusterApi, type ClusterApi } from "../../api/test/support/cluster-api.ts";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";

@@ -1,7 +1,7 @@
 // Settings of `svc sidecar`, from the environment (the operator sets them in the injected
 // container), read by the shared strict reader of @svc/core/settings.
-import { DEFAULT_SIDECAR_PORT, SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/basics";
-import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/settings";
+import { DEFAULT_SIDECAR_PORT, SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/vocabulary";
+import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/schema/settings";
 
 export interface SidecarConfig {
   /** The namespace whose FeatureFlags are served (the pod's own, via the downward API). */

@@ -2,9 +2,10 @@
 // ({name, type, value, disabled}), and the in-memory state that turns watch events into the
 // changes the stream and the precomputed responses follow.
 import type { FeatureFlagSpec, FlagType } from "@svc/core";
-import { FLAG_TYPES, isEnabled } from "@svc/core/basics";
-import { heldSpec, isCanaryPod, readCanary } from "@svc/core/rollout-canary";
-import { ruleCostProblem } from "@svc/core/targeting-cost";
+import { isEnabled } from "@svc/core/flags/values";
+import { FLAG_TYPES } from "@svc/core/vocabulary";
+import { heldSpec, isCanaryPod, readCanary } from "@svc/core/rollouts/rollout-canary";
+import { ruleCostProblem } from "@svc/core/targeting/targeting-cost";
 import type { EvaluationContext } from "@openfeature/core";
 import type { FlagRules, SidecarFlag } from "./sidecar-flag.ts";
 import { createHash } from "node:crypto";

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from "node:http";
 import * as http from "node:http";
 import * as https from "node:https";
-import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/basics";
+import { API_GROUP, API_VERSION, FEATURE_FLAG } from "@svc/core/vocabulary";
 import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
 import type { ListQuery } from "./backoff.ts";
 import type { FeatureFlagObject, WatchEventType } from "./flags.ts";

@@ -1,10 +1,10 @@
 // OpenFeature Remote Evaluation Protocol (OFREP) answers: flagd-core's evaluation of a flag
-// (packages/core/src/flagd.ts) in OFREP's shapes, and the checks of an evaluation request.
+// (packages/core/src/targeting/flagd.ts) in OFREP's shapes, and the checks of an evaluation request.
 // Static flags are evaluated once per change; targeted ones once per request (responses.ts).
 import { createHash } from "node:crypto";
-import { defaultValueProblem } from "@svc/core/basics";
-import { contextProblem } from "@svc/core/evaluation-context";
-import { STATIC_VARIANT, type Evaluation } from "@svc/core/flagd";
+import { defaultValueProblem } from "@svc/core/flags/values";
+import { contextProblem } from "@svc/core/targeting/evaluation-context";
+import { STATIC_VARIANT, type Evaluation } from "@svc/core/targeting/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import type { SidecarFlag } from "./sidecar-flag.ts";
 
@@ -96,7 +96,7 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 }
 
 /** Bounds of an evaluation context: core's, which the API applies too. */
-export { CONTEXT_LIMITS } from "@svc/core/evaluation-context";
+export { CONTEXT_LIMITS } from "@svc/core/targeting/evaluation-context";
 
 export type EvaluationRequest = { context: EvaluationContext } | { problem: string };
 

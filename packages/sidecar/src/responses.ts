@@ -1,7 +1,7 @@
 // Every response body the sidecar sends for a flag, rendered once when the flag changes, so a
 // read only looks up a map and writes bytes it already has.
 import { maxHeaderSize } from "node:http";
-import { httpClientErrorAnswer } from "@svc/core/basics";
+import { httpClientErrorAnswer } from "@svc/core/http/refusals";
 import {
   compileFlagLenient,
   evaluateFlag,
@@ -9,7 +9,7 @@ import {
   staticEvaluation,
   type CompiledFlag,
   type Evaluation,
-} from "@svc/core/flagd";
+} from "@svc/core/targeting/flagd";
 import type { EvaluationContext } from "@openfeature/core";
 import { bulkBody, etagOf, renderEvaluation, type OfrepEvaluation } from "./ofrep.ts";
 import { evaluatedSpecOf, type SidecarFlag } from "./sidecar-flag.ts";

@@ -1,8 +1,8 @@
 // A flag as the sidecar serves it. In a module of its own, importing nothing at run time, so that
 // the model (flags.ts), the rendered responses (responses.ts) and OFREP (ofrep.ts) share the type
 // without importing one another in a circle.
-import type { FlagType } from "@svc/core/basics";
-import type { EvaluatedSpec } from "@svc/core/flagd";
+import type { FlagType } from "@svc/core/vocabulary";
+import type { EvaluatedSpec } from "@svc/core/targeting/flagd";
 
 /** The spec fields that decide an evaluation beyond the default value (absent: a static flag). */
 export type FlagRules = Pick<
@@ -23,7 +23,7 @@ export interface SidecarFlag extends FlagRules {
   value: string;
   disabled: boolean;
   /**
-   * Why its rules are not evaluated (over a bound of @svc/core/targeting-cost, applied with
+   * Why its rules are not evaluated (over a bound of @svc/core/targeting/targeting-cost, applied with
    * kubectl and never served before in a good form): OFREP answers GENERAL with this reason.
    */
   refused?: string;

@@ -14,7 +14,7 @@ import {
 } from "@openfeature/server-sdk";
 import { CustomObjectsApi } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
-import { valueText } from "@svc/core/flagd";
+import { valueText } from "@svc/core/targeting/flagd";
 import { installCrds } from "@svc/kube";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EvaluationContext } from "@openfeature/core";
-import { CANARY_ANNOTATION, canaryAnnotationValue } from "@svc/core/rollout-canary";
+import { CANARY_ANNOTATION, canaryAnnotationValue } from "@svc/core/rollouts/rollout-canary";
 import { FlagState, toSidecarFlag, type FeatureFlagObject } from "../src/flags.ts";
 import { parsePodLabels } from "../src/pod-labels.ts";
 import { ofrepSingle } from "../src/responses.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EvaluationContext } from "@openfeature/core";
-import { compileFlag, evaluateFlag } from "@svc/core/flagd";
+import { compileFlag, evaluateFlag } from "@svc/core/targeting/flagd";
 import { evaluatedSpecOf, type SidecarFlag } from "../src/sidecar-flag.ts";
 import {
   bulkBody,

@@ -1,7 +1,7 @@
 // The Kubernetes API goes away and comes back: the sidecar keeps answering from memory, then
 // catches up. Runs on its own control plane so stopping kube-apiserver disturbs no other test.
 import { ensureNamespace, installCrds } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSidecar, type RunningSidecar } from "../src/index.ts";

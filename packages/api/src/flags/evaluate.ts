@@ -4,10 +4,10 @@ import {
   EVALUATION_ERROR_CODES,
   EVALUATION_REASONS,
   type Evaluation,
-} from "@svc/core/flagd";
+} from "@svc/core/targeting/flagd";
 import { definitionFields, evaluationKey, specPart, withSpecRules, type FeatureFlagSpec } from "@svc/core";
-import { contextProblem } from "@svc/core/evaluation-context";
-import { ruleCostProblem } from "@svc/core/targeting-cost";
+import { contextProblem } from "@svc/core/targeting/evaluation-context";
+import { ruleCostProblem } from "@svc/core/targeting/targeting-cost";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { readyCluster } from "../clusters/reach.ts";
@@ -17,7 +17,7 @@ import { ClusterQuery, existingFlag, FlagParams, valid } from "./routes.ts";
 
 /**
  * What a flag answers for an evaluation context, by the engine the sidecar and the operator use
- * (flagd-core through @svc/core/flagd), in OFREP's shape: a stored flag, or an unsaved draft
+ * (flagd-core through @svc/core/targeting/flagd), in OFREP's shape: a stored flag, or an unsaved draft
  * (the dashboard's "try a context"). Read-only: any role may evaluate.
  */
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import { httpClientErrorAnswer } from "@svc/core/basics";
+import { httpClientErrorAnswer } from "@svc/core/http/refusals";
 import { answerClientError } from "@svc/core/lingering-close";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";

@@ -1,5 +1,5 @@
 import { parseGroupGrants, type GroupGrant, type RoleMapping } from "@svc/core";
-import type { SettingsReader } from "@svc/core/settings";
+import type { SettingsReader } from "@svc/core/schema/settings";
 
 /** The callback's path: the redirect URL the provider knows must lead here (through the dashboard). */
 export const SSO_CALLBACK_PATH = "/api/v1/auth/sso/callback";

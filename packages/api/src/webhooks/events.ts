@@ -1,11 +1,11 @@
 // What a webhook is told about, where each event comes from, and which webhooks an event goes
 // to. Pure: the caller passes the audit event, the clusters' cached objects and the clock.
 import { touchesSpec, type ClusterConnectionResource, type FeatureFlagResource } from "@svc/core";
-import type { WebhookEventType } from "@svc/core/basics";
+import type { WebhookEventType } from "@svc/core/webhooks/events";
 import { changedFields } from "../audit/event.ts";
 import { flagAuditFields } from "../flags/audit-fields.ts";
 
-export { WEBHOOK_EVENTS, type WebhookEventType } from "@svc/core/basics";
+export { WEBHOOK_EVENTS, type WebhookEventType } from "@svc/core/webhooks/events";
 
 /** What an admin's test send carries: no webhook subscribes to it, it is sent on request only. */
 export const TEST_EVENT = "webhook.test";

@@ -2,10 +2,10 @@
 // clock and randomness are passed in.
 import { createHmac } from "node:crypto";
 import { backoffDelay, type BackoffPolicy } from "@svc/core/backoff";
-import type { WebhookFormat } from "@svc/core/basics";
+import type { WebhookFormat } from "@svc/core/webhooks/events";
 import type { WebhookEvent } from "./events.ts";
 
-export { WEBHOOK_FORMATS, type WebhookFormat } from "@svc/core/basics";
+export { WEBHOOK_FORMATS, type WebhookFormat } from "@svc/core/webhooks/events";
 
 export const SIGNATURE_HEADER = "svc-signature";
 export const EVENT_ID_HEADER = "svc-event-id";

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { describeErrors, type FlagView } from "@svc/core";
-import { settingsReader, type Environment } from "@svc/core/settings";
+import { settingsReader, type Environment } from "@svc/core/schema/settings";
 import { installCrds } from "@svc/kube";
 import {
   defaultBinDir,
@@ -12,7 +12,7 @@ import {
   onShutdownSignal,
   reclaimStale,
   removeOnExit,
-} from "@svc/kube/testing";
+} from "@svc/localkube";
 import { parseOperatorConfig, runOperator } from "@svc/operator";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
 import { configFromEnv, runSidecar } from "@svc/sidecar";

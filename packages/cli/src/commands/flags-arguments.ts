@@ -1,6 +1,6 @@
 // `svc flags import|export`'s command line, read into a typed request (pure: unit-tested).
 import { fieldPath, type Delivery, type Validated } from "@svc/core";
-import { settingsReader, type Environment } from "@svc/core/settings";
+import { settingsReader, type Environment } from "@svc/core/schema/settings";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8090";
 

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describeErrors } from "@svc/core";
-import type { Environment } from "@svc/core/settings";
+import type { Environment } from "@svc/core/schema/settings";
 import { apiRequest } from "../flags/client.ts";
 import { parseCliSettings, resolveConnection, tokenPath } from "../flags/connection.ts";
 import { readSavedLogin } from "../flags/store.ts";

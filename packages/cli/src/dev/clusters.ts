@@ -12,7 +12,7 @@ import {
   POD_NETWORK,
   startLocalControlPlane,
   startLocalNode,
-} from "@svc/kube/testing";
+} from "@svc/localkube";
 import { DEMO_NAMESPACE } from "./demo.ts";
 
 export interface DevCluster {

@@ -1,6 +1,6 @@
 // The thin HTTP shell of `svc flags`: one request, its JSON answer, or an ApiError carrying the
 // status, from which the exit code is decided (exitCodeOf).
-import { OVERRIDE_REASON_HEADER } from "@svc/core/protected-writes";
+import { OVERRIDE_REASON_HEADER } from "@svc/core/rollouts/protected-writes";
 import { EXIT, exitCodeOf, type Connection } from "./connection.ts";
 
 export class ApiError extends Error {

@@ -3,7 +3,7 @@
 // token is only ever sent to the server it was issued by.
 import { isAbsolute, join } from "node:path";
 import type { FieldError, Validated } from "@svc/core";
-import { settingsReader, type Environment } from "@svc/core/settings";
+import { settingsReader, type Environment } from "@svc/core/schema/settings";
 import type { ConnectionOptions } from "./parse.ts";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8090";

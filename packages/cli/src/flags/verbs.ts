@@ -1,6 +1,6 @@
 // The verbs of `svc flags` and their options: one table feeds the parser (parse.ts), every
 // verb's --help and the completion scripts (completion.ts), so the three cannot disagree.
-import { DELIVERY_KINDS, FLAG_TYPES, type DeliveryKind } from "@svc/core/basics";
+import { DELIVERY_KINDS, FLAG_TYPES, type DeliveryKind } from "@svc/core/vocabulary";
 import {
   CONNECTION,
   NAMESPACE,

@@ -1,5 +1,5 @@
 import type { FlagCreateBody } from "@svc/core/browser";
-import type { Evaluation } from "@svc/core/flagd";
+import type { Evaluation } from "@svc/core/targeting/flagd";
 import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";

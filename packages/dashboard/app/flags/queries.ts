@@ -6,7 +6,7 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
-import type { Evaluation } from "@svc/core/flagd";
+import type { Evaluation } from "@svc/core/targeting/flagd";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
 import { LIST_PAGE_SIZE, type ListPage } from "../api/list-page.ts";
 

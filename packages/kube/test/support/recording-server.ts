@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Certificate } from "../../src/testing/pki.ts";
+import type { Certificate } from "@svc/localkube";
 
 export interface RecordedRequest {
   method: string;

@@ -10,7 +10,7 @@ import {
   type ClusterRegistryEvent,
   type ConnectedCluster,
 } from "@svc/kube";
-import { startLocalControlPlane, type LocalControlPlane } from "@svc/kube/testing";
+import { startLocalControlPlane, type LocalControlPlane } from "@svc/localkube";
 import { testNamespace } from "../../../../test/support/kube.ts";
 import { createNamespace, registerCluster, settledIn } from "./registry.ts";
 

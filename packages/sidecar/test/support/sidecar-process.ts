@@ -3,7 +3,7 @@
 // kubeconfig, ready once /healthz answers 200 (its first list of FeatureFlags is done).
 import { join, resolve } from "node:path";
 import { freeLoopbackPort } from "@svc/kube";
-import { superviseProcess, type SupervisedProcess } from "@svc/kube/testing";
+import { superviseProcess, type SupervisedProcess } from "@svc/localkube";
 
 const ROOT = resolve(import.meta.dirname, "../../../..");
 const MAIN = join(ROOT, "packages/cli/src/main.ts");

@@ -1,0 +1,27 @@
+/** A FlagRollout's phases (docs/safe-changes.md), here so that the dashboard shares them. */
+export const ROLLOUT_PHASES = [
+  "Pending",
+  "AwaitingApproval",
+  "Scheduled",
+  "Progressing",
+  "Paused",
+  "RollingBack",
+  "Succeeded",
+  "RolledBack",
+  "Rejected",
+  "Failed",
+] as const;
+export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
+/** Phases a plan never leaves. */
+export const FINISHED_ROLLOUT_PHASES: readonly RolloutPhase[] = [
+  "Succeeded",
+  "RolledBack",
+  "Rejected",
+  "Failed",
+];
+
+export const WAVE_PHASES = ["Pending", "Applying", "Baking", "Succeeded", "Failed", "RolledBack"] as const;
+export type WavePhase = (typeof WAVE_PHASES)[number];
+/** Waiting: a workload a wave holds back until its canary workloads passed. */
+export const WORKLOAD_HEALTH = ["Healthy", "Progressing", "Unhealthy", "Waiting"] as const;
+export type WorkloadHealthState = (typeof WORKLOAD_HEALTH)[number];
