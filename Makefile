@@ -77,7 +77,7 @@ dashboard: install packages/dashboard/dist/.production
 packages/dashboard/dist/.production: $(DASHBOARD_SOURCES)
 	cd packages/dashboard && NODE_ENV=production vite build --mode production --logLevel warn
 
-# The local node (packages/kube/src/testing/local-node.ts) runs pods with Debian's containerd,
+# The local node (packages/localkube/src/local-node.ts) runs pods with Debian's containerd,
 # runc and CNI plugins, and images are built with buildah; install them only when missing and
 # only as root (as on CI). Without them the tests that need a node are reported as skipped.
 NODE_PACKAGES := containerd runc containernetworking-plugins iptables iproute2 buildah

@@ -1,5 +1,5 @@
 // How long the API holds its event loop for a rule an untrusted user sends (issue 37, "rules
-// bounded as evaluated"): the worst rules that pass packages/core/src/targeting-cost.ts's bounds,
+// bounded as evaluated"): the worst rules that pass packages/core/src/targeting/targeting-cost.ts's bounds,
 // each validated as a create or a draft evaluate validates it (validateFlagSpec: the cost check,
 // then flagd-core's strict parse and a first evaluation) and evaluated with the largest context
 // the API and the sidecar accept (1,000 values), beside a plain rule in the same run (the floor);
