@@ -1,12 +1,11 @@
-// Fails when the relative imports of packages/*/src (and the dashboard's app) form a cycle, type
+// Fails when the imports of packages/*/src (and the dashboard's app) form a cycle, type
 // imports included: a cycle means two modules cannot be read, tested or moved one without the
 // other (CONVENTIONS.md "No import cycles"). Part of `make check`.
 //
 //   node hack/import-cycles.ts
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-
-const IMPORT = /^\s*(?:import|export)\s(?:[^;]*?\sfrom\s)?\s*["'](\.[^"']+)["']/gm;
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { importsOf, ROOT } from "./import-graph.ts";
 
 /** The cycles of a graph (its strongly connected components of more than one node, or a self-loop). */
 export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -61,16 +60,16 @@ function importGraph(root: string): Map<string, string[]> {
   });
   const graph = new Map<string, string[]>();
   for (const file of files) {
-    const imports = [...readFileSync(file, "utf8").matchAll(IMPORT)].map(([, specifier]) =>
-      relative(root, resolve(dirname(file), specifier ?? "")),
+    graph.set(
+      relative(root, file),
+      importsOf(file).map((target) => relative(root, target)),
     );
-    graph.set(relative(root, file), imports);
   }
   return graph;
 }
 
 if (import.meta.main) {
-  const cycles = importCycles(importGraph(resolve(import.meta.dirname, "..")));
+  const cycles = importCycles(importGraph(ROOT));
   for (const cycle of cycles) process.stderr.write(`import cycle: ${cycle.join(" <-> ")}\n`);
   if (cycles.length > 0) process.exit(1);
   process.stdout.write("import cycles: none\n");

@@ -1,27 +1,13 @@
 // CONVENTIONS.md: the local control plane and node (and their exit hooks) never load in a
 // production command. Two guards: ESLint refuses the import in the production packages, and a walk
 // of every static import from each entry point but `svc dev` finds no file of this package.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { ESLint, Linter } from "eslint";
 import { describe, expect, it } from "vitest";
+import { importsOf, ROOT } from "../../../hack/import-graph.ts";
 
-const ROOT = resolve(import.meta.dirname, "../../..");
 const LOCALKUBE = join(ROOT, "packages/localkube/src");
-const IMPORT = /^\s*(?:import|export)\s(?:[^;]*?\sfrom\s)?\s*["']([^"']+)["']/gm;
-
-/** The file a specifier names, for relative and workspace (@svc/*) imports; undefined for npm packages. */
-function resolveImport(from: string, specifier: string): string | undefined {
-  if (specifier.startsWith(".")) return resolve(dirname(from), specifier);
-  const workspace = /^@svc\/([^/]+)(\/.*)?$/.exec(specifier);
-  if (workspace === null) return undefined;
-  const packageDir = join(ROOT, "packages", workspace[1] ?? "");
-  const { exports } = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
-    exports: Record<string, string>;
-  };
-  const target = exports[`.${workspace[2] ?? ""}`];
-  return target === undefined ? undefined : join(packageDir, target);
-}
 
 function staticImports(entry: string): Set<string> {
   const seen = new Set<string>();
@@ -29,10 +15,7 @@ function staticImports(entry: string): Set<string> {
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (seen.has(file) || !existsSync(file)) continue;
     seen.add(file);
-    for (const [, specifier] of readFileSync(file, "utf8").matchAll(IMPORT)) {
-      const target = specifier === undefined ? undefined : resolveImport(file, specifier);
-      if (target !== undefined) pending.push(target);
-    }
+    pending.push(...importsOf(file));
   }
   return seen;
 }
