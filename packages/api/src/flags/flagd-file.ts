@@ -112,9 +112,7 @@ export function flagdFileRoutes(ctx: ApiContext) {
         if (cluster.namespaces.get("", namespace) === undefined)
           throw new HttpError(400, `namespace: ${namespace} does not exist in cluster ${cluster.id}`);
         guardDirectWrite(request, cluster, "import", { namespace }, dryRun);
-        const candidates = flags.map(({ name, spec }) =>
-          flagResource({ ...spec, name, namespace, clusterId }),
-        );
+        const candidates = flags.map(({ name, spec }) => flagResource({ ...spec, name, namespace }));
         refuseClashes(cluster, candidates);
         await refuseUndeliverable(ctx, cluster, candidates);
         // The file's own flags were checked against each other by the import (distinct names);

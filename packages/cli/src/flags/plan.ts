@@ -1,7 +1,7 @@
 // What `apply` would do to one flag, field by field (pure: unit-tested). Compared on the flag's
 // definition as the API shows it, so a flag that `get -o yaml` printed and nobody edited is
 // "unchanged" and is not written (no new resourceVersion, no audit event, no rollout).
-import { canonicalJson, type FlagCreate, type FlagView, type PreviewEntry } from "@svc/core";
+import { canonicalJson, SPEC_FIELDS, type FlagCreate, type FlagView, type PreviewEntry } from "@svc/core";
 
 export type PlanAction = "create" | "update" | "unchanged";
 
@@ -22,21 +22,7 @@ export interface FlagPlan {
   preview?: PreviewEntry[];
 }
 
-const DEFINITION_FIELDS = [
-  "type",
-  "defaultValue",
-  "description",
-  "enabled",
-  "delivery",
-  "key",
-  "variants",
-  "defaultVariant",
-  "targeting",
-  "evaluators",
-  "metadata",
-] as const;
-
-type Definition = Partial<Record<(typeof DEFINITION_FIELDS)[number], unknown>>;
+type Definition = Partial<Record<(typeof SPEC_FIELDS)[number], unknown>>;
 
 /**
  * The fields a write would set. An empty description is no description (the API stores it so);
@@ -44,7 +30,7 @@ type Definition = Partial<Record<(typeof DEFINITION_FIELDS)[number], unknown>>;
  */
 export function definitionOf(flag: Definition, withEnabled: boolean): Record<string, unknown> {
   const definition: Record<string, unknown> = {};
-  for (const field of DEFINITION_FIELDS) {
+  for (const field of SPEC_FIELDS) {
     const value = flag[field];
     if (value === undefined || (field === "description" && value === "")) continue;
     if (field === "enabled" && !withEnabled) continue;

@@ -6,20 +6,22 @@ import { API_GROUP_VERSION, FEATURE_FLAG } from "../vocabulary.ts";
 import type { FeatureFlagSpec } from "./flag.ts";
 import type { FeatureFlagResource } from "./flag-resource.ts";
 
-export type SpecFields = Pick<
-  FeatureFlagSpec,
-  | "type"
-  | "defaultValue"
-  | "description"
-  | "enabled"
-  | "delivery"
-  | "key"
-  | "variants"
-  | "defaultVariant"
-  | "targeting"
-  | "evaluators"
-  | "metadata"
->;
+/** The fields of a flag's definition, in the order a stored spec lists them (status aside). */
+export const SPEC_FIELDS = [
+  "type",
+  "defaultValue",
+  "description",
+  "enabled",
+  "delivery",
+  "key",
+  "variants",
+  "defaultVariant",
+  "targeting",
+  "evaluators",
+  "metadata",
+] as const;
+
+export type SpecFields = Pick<FeatureFlagSpec, (typeof SPEC_FIELDS)[number]>;
 
 /** The targeting fields, in the order a stored spec lists them; absent ones stay absent. */
 const TARGETING_FIELDS = [
@@ -58,7 +60,6 @@ export function flagResource(
     name: string;
     namespace: string;
     enabled?: boolean | undefined;
-    clusterId?: string | undefined;
   },
 ): FeatureFlagResource {
   return {
