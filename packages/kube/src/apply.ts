@@ -6,7 +6,8 @@
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { fetch } from "undici";
 import { FIELD_MANAGER } from "./crds.ts";
-import { ClusterTransport, HttpStatusError, statusError } from "./registry/transport.ts";
+import { KubeApiError } from "@svc/kube-wire";
+import { ClusterTransport, statusError } from "./registry/transport.ts";
 
 /** The identity of an object: enough to find its URL. */
 export interface ObjectReference {
@@ -139,12 +140,8 @@ export class ObjectWriter {
     } catch (error) {
       // A patch that cannot be applied (its resourceVersion test failed: the object changed
       // since it was read) is the API server's bare 422; a value the schema refuses names it.
-      if (
-        error instanceof HttpStatusError &&
-        error.status === 422 &&
-        error.message.endsWith(UNAPPLICABLE_PATCH)
-      )
-        throw new HttpStatusError(409, `${error.message}: changed since it was read`, "Conflict");
+      if (error instanceof KubeApiError && error.status === 422 && error.message.endsWith(UNAPPLICABLE_PATCH))
+        throw new KubeApiError(409, `${error.message}: changed since it was read`, "Conflict");
       throw error;
     }
   }
@@ -164,7 +161,7 @@ export class ObjectWriter {
         options.signal,
       )) as T;
     } catch (error) {
-      if (error instanceof HttpStatusError && error.status === 409) return undefined;
+      if (error instanceof KubeApiError && error.status === 409) return undefined;
       throw error;
     }
   }
@@ -174,7 +171,7 @@ export class ObjectWriter {
     try {
       return (await this.#request("GET", objectPath(ref), undefined, options.signal)) as T;
     } catch (error) {
-      if (error instanceof HttpStatusError && error.status === 404) return undefined;
+      if (error instanceof KubeApiError && error.status === 404) return undefined;
       throw error;
     }
   }
@@ -214,7 +211,7 @@ export class ObjectWriter {
       );
       return true;
     } catch (error) {
-      if (error instanceof HttpStatusError && error.status === 404) return false;
+      if (error instanceof KubeApiError && error.status === 404) return false;
       throw error;
     }
   }
@@ -250,7 +247,7 @@ export class ObjectWriter {
     if (response.status < 200 || response.status > 299) {
       const error = await statusError(response);
       const what = `${method} ${pathAndQuery.split("?")[0] ?? ""}`;
-      throw new HttpStatusError(error.status, `${what}: ${error.message}`, error.reason);
+      throw new KubeApiError(error.status, `${what}: ${error.message}`, error.reason);
     }
     const text = await response.text();
     return text === "" ? undefined : JSON.parse(text);

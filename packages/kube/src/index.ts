@@ -27,7 +27,6 @@ export {
 } from "./registry/health.ts";
 export type { CacheEvent, InformerCache } from "./registry/informer-cache.ts";
 export type { FlagVersions } from "./registry/flag-versions.ts";
-export { HttpStatusError } from "./registry/transport.ts";
 export { KubeApiError } from "@svc/kube-wire";
 export * from "./registry/types.ts";
 export * from "./work-queue.ts";

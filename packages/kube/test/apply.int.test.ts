@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import { ObjectWriter } from "../src/apply.ts";
 import { installCrds } from "../src/crds.ts";
-import { HttpStatusError } from "../src/registry/transport.ts";
+import { KubeApiError } from "@svc/kube-wire";
 
 const kc = testKubeConfig();
 let ns: string;
@@ -69,7 +69,7 @@ describe("ObjectWriter.apply", () => {
 
   it("refuses to take a field another manager owns unless forced", async () => {
     const conflict = writer.apply(withEnv([{ name: "MODE", value: "slow" }]), { force: false });
-    await expect(conflict).rejects.toBeInstanceOf(HttpStatusError);
+    await expect(conflict).rejects.toBeInstanceOf(KubeApiError);
     await expect(conflict).rejects.toMatchObject({ status: 409 });
     expect(await envOf()).toEqual([{ name: "MODE", value: "fast" }]);
   });

@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { decideHealth, describeFailure } from "../src/registry/health.ts";
-import { HttpStatusError } from "../src/registry/transport.ts";
+import { KubeApiError } from "@svc/kube-wire";
 
 const synced = { synced: true };
 const unreachable = { synced: true, failure: { kind: "unreachable" as const, message: "cannot reach" } };
@@ -45,15 +45,15 @@ describe("describeFailure", () => {
       kind: "unreachable",
       message: "the API server did not answer list x in time",
     });
-    expect(describeFailure(new HttpStatusError(503, "etcd down"), "list x").kind).toBe("unreachable");
+    expect(describeFailure(new KubeApiError(503, "etcd down"), "list x").kind).toBe("unreachable");
   });
 
   it("calls rejected credentials, refused permissions and TLS failures errors", () => {
-    expect(describeFailure(new HttpStatusError(401, "Unauthorized"), "list x")).toEqual({
+    expect(describeFailure(new KubeApiError(401, "Unauthorized"), "list x")).toEqual({
       kind: "error",
       message: "the API server rejected the credentials (401 Unauthorized)",
     });
-    expect(describeFailure(new HttpStatusError(403, "forbidden: user u"), "list deployments")).toEqual({
+    expect(describeFailure(new KubeApiError(403, "forbidden: user u"), "list deployments")).toEqual({
       kind: "error",
       message: "the credentials may not list deployments: forbidden: user u",
     });
@@ -72,8 +72,6 @@ describe("describeFailure", () => {
   });
 
   it("tells a 410 Gone apart: list again, no failure", () => {
-    expect(describeFailure(new HttpStatusError(410, "too old resource version"), "watch x").kind).toBe(
-      "gone",
-    );
+    expect(describeFailure(new KubeApiError(410, "too old resource version"), "watch x").kind).toBe("gone");
   });
 });

@@ -24,7 +24,7 @@ import {
   type WorkloadKind,
 } from "@svc/core";
 import {
-  HttpStatusError,
+  KubeApiError,
   TerminalError,
   type ConnectedCluster,
   type Logger,
@@ -391,7 +391,7 @@ export class ClusterController {
  * the workload or flag changes, and that change queues the key again: not retried.
  */
 export function terminalWhenInvalid(error: unknown): unknown {
-  if (error instanceof HttpStatusError && (error.status === 400 || error.status === 422))
+  if (error instanceof KubeApiError && (error.status === 400 || error.status === 422))
     return new TerminalError(error.message, { cause: error });
   return error;
 }

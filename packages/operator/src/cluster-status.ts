@@ -16,7 +16,7 @@ import {
 import {
   backoffDelay,
   describeFailure,
-  HttpStatusError,
+  KubeApiError,
   installCrds,
   type BackoffPolicy,
   type ClusterRegistry,
@@ -136,7 +136,7 @@ export class ClusterStatusReporter {
       .catch((error: unknown) => {
         // 409: the connection was removed or re-created since it was read; the next report
         // (if it still exists) writes the status.
-        const gone = error instanceof HttpStatusError && error.status === 409;
+        const gone = error instanceof KubeApiError && error.status === 409;
         this.#options.logger[gone ? "debug" : "warn"](
           { cluster: id, err: error },
           "cluster status not written",

@@ -8,7 +8,7 @@ import { pino, type Logger } from "pino";
 import { clusterResyncMs } from "@svc/core";
 import {
   ClusterRegistry,
-  HttpStatusError,
+  KubeApiError,
   ObjectWriter,
   type ClusterRegistryOptions,
   type ConnectedCluster,
@@ -85,7 +85,7 @@ export async function runOperator(options: OperatorOptions): Promise<RunningOper
     onError: (key, error, retry, delayMs) => {
       // A 409 is the optimistic lock at work (the object changed since it was cached): expected
       // while controllers update the same objects, planned again at once.
-      const conflict = error instanceof HttpStatusError && error.status === 409;
+      const conflict = error instanceof KubeApiError && error.status === 409;
       log[conflict && retry < 3 ? "debug" : "warn"](
         { key, err: error, retry, delayMs },
         "reconcile failed; retrying",

@@ -21,7 +21,7 @@ import {
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
   clusterCredentials,
-  HttpStatusError,
+  KubeApiError,
   ObjectWriter,
   type JsonPatchOperation,
   type SecretJson,
@@ -202,7 +202,7 @@ export class RolloutClusters {
 
   /** Credentials refused: the Secret may have been rotated; the next round reads it again. */
   #forgetOnAuthFailure(id: string, error: unknown): void {
-    if (!(error instanceof HttpStatusError) || (error.status !== 401 && error.status !== 403)) return;
+    if (!(error instanceof KubeApiError) || (error.status !== 401 && error.status !== 403)) return;
     const cached = this.#writers.get(id);
     this.#writers.delete(id);
     void cached?.writer.close();

@@ -16,7 +16,7 @@ import {
   type FlagRolloutResource,
   type PlanEvent,
 } from "@svc/core";
-import { CollectionWatch, HttpStatusError, WorkQueue, type Logger, type ObjectWriter } from "@svc/kube";
+import { CollectionWatch, KubeApiError, WorkQueue, type Logger, type ObjectWriter } from "@svc/kube";
 import { RolloutClusters, type ClusterRead } from "./rollout-clusters.ts";
 import { PodWatches } from "./rollout-pod-watches.ts";
 
@@ -67,7 +67,7 @@ export class RolloutController {
       concurrency: CONCURRENCY,
       reconcile: (name, signal) => this.#reconcile(name, signal),
       onError: (name, error, retry, delayMs) => {
-        const conflict = error instanceof HttpStatusError && error.status === 409;
+        const conflict = error instanceof KubeApiError && error.status === 409;
         logger[conflict && retry < 3 ? "debug" : "warn"](
           { rollout: name, err: error, retry, delayMs },
           "plan round failed; retrying",
@@ -156,7 +156,7 @@ export class RolloutController {
         await this.#clusters.write(connection, flag, write.target, signal);
       } catch (error) {
         // Edited since it was read: the next round reads it again and decides anew.
-        if (!(error instanceof HttpStatusError && error.status === 409)) throw error;
+        if (!(error instanceof KubeApiError && error.status === 409)) throw error;
         return { requeueAfterMs: 0 };
       }
     }

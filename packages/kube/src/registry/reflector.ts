@@ -7,7 +7,8 @@ import type { BackoffPolicy } from "../backoff.ts";
 import { describeFailure, type Failure, type SourceOutcome } from "./health.ts";
 import type { ObjectStore, ObjectWithMeta } from "./informer-cache.ts";
 import { restartAfter, type Ending } from "./restart.ts";
-import { HttpStatusError, type ClusterTransport, type WatchEvent } from "./transport.ts";
+import { KubeApiError } from "@svc/kube-wire";
+import type { ClusterTransport, WatchEvent } from "./transport.ts";
 
 export interface ReflectorOptions<T extends ObjectWithMeta> {
   /** What is watched, for messages: "list deployments in shop". */
@@ -173,7 +174,7 @@ export class Reflector<T extends ObjectWithMeta> {
     const { store, decode } = this.#options;
     if (event.type === "ERROR") {
       const status = event.object as { code?: number; message?: string; reason?: string };
-      const error = new HttpStatusError(status.code ?? 500, status.message ?? "watch error", status.reason);
+      const error = new KubeApiError(status.code ?? 500, status.message ?? "watch error", status.reason);
       if (status.code === 410) throw new Gone({ kind: "gone", message: error.message });
       throw error;
     }

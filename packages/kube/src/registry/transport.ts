@@ -7,9 +7,6 @@ import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-
 import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
 import { Agent, fetch, type Dispatcher } from "undici";
 
-/** The name this package's callers have always used for @svc/kube-wire's one error type. */
-export { KubeApiError as HttpStatusError };
-
 export interface WatchEvent {
   type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
   object: unknown;
