@@ -16,10 +16,10 @@ export const IMAGE_TARGETS = {
   /** api, operator and dashboard: every package, and the dashboard's build. */
   svc: {
     workspace: "@svc/cli",
-    packages: ["core", "kube-wire", "kube", "api", "operator", "dashboard", "sidecar", "cli"],
+    packages: ["core", "kube-wire", "process", "kube", "api", "operator", "dashboard", "sidecar", "cli"],
   },
   /** The in-pod flag server: the svc command with only what `svc sidecar` loads. */
-  sidecar: { workspace: "@svc/sidecar", packages: ["core", "kube-wire", "sidecar", "cli"] },
+  sidecar: { workspace: "@svc/sidecar", packages: ["core", "kube-wire", "process", "sidecar", "cli"] },
 } as const;
 export type ImageTarget = keyof typeof IMAGE_TARGETS;
 

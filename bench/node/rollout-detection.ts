@@ -8,6 +8,7 @@
 //
 // Needs what a local node needs (root, make node-deps, make images). The operator runs in this
 // process (runOperator, as `svc operator` does). Prints a Markdown table for bench/RESULTS.md.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { parseArgs } from "node:util";
 import {
   AppsV1Api,
@@ -88,11 +89,13 @@ try {
     body: { ...local, spec: { ...local.spec, namespaces: [NS] } },
   });
   const operator = await runOperator(
-    parseOperatorConfig({
-      KUBECONFIG: controlPlane.kubeconfigPath,
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_LOG_LEVEL: "warn",
-    }),
+    validOrThrow(
+      parseOperatorConfig({
+        KUBECONFIG: controlPlane.kubeconfigPath,
+        SVC_OPERATOR_METRICS_PORT: "0",
+        SVC_LOG_LEVEL: "warn",
+      }),
+    ),
   );
   await operator.ready;
 

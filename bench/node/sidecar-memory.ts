@@ -13,6 +13,7 @@
 // Needs what a local node needs (root, make node-deps, make images). Working set is what the
 // kubelet reports and evicts by: usage minus inactive page cache; rss is anonymous memory.
 // Prints a Markdown table (paste into bench/RESULTS.md) and the raw numbers as JSON.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { parseArgs } from "node:util";
 import {
   AppsV1Api,
@@ -144,11 +145,13 @@ try {
   await ensureNamespace(kc, SYSTEM_NAMESPACE);
   await ensureNamespace(kc, NAMESPACE);
   const operator = await runOperator(
-    parseOperatorConfig({
-      KUBECONFIG: controlPlane.kubeconfigPath,
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_LOG_LEVEL: "warn",
-    }),
+    validOrThrow(
+      parseOperatorConfig({
+        KUBECONFIG: controlPlane.kubeconfigPath,
+        SVC_OPERATOR_METRICS_PORT: "0",
+        SVC_LOG_LEVEL: "warn",
+      }),
+    ),
   );
   await operator.ready;
   const apps = kc.makeApiClient(AppsV1Api);

@@ -9,6 +9,7 @@
 // 0 replicas so that the controller manager's ReplicaSets cost little and no pod is scheduled.
 // The operator runs in this process (runOperator, as `svc operator` does). Prints a Markdown
 // table for bench/RESULTS.md.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { parseArgs } from "node:util";
 import {
   AppsV1Api,
@@ -85,12 +86,14 @@ try {
   }
 
   const operator = await runOperator({
-    ...parseOperatorConfig({
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_OPERATOR_LEADER_ELECTION: "false",
-      SVC_OPERATOR_CONCURRENCY: String(concurrency),
-    }),
+    ...validOrThrow(
+      parseOperatorConfig({
+        SVC_OPERATOR_METRICS_PORT: "0",
+        SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+        SVC_OPERATOR_LEADER_ELECTION: "false",
+        SVC_OPERATOR_CONCURRENCY: String(concurrency),
+      }),
+    ),
     kubeConfig: kc,
     log: pino({ level: "warn" }),
   });

@@ -11,6 +11,7 @@
 // passes as soon as wave 0's change is delivered: what is measured is the operator's own path
 // (status recorded, next cluster read, flag patched) plus the watch's delivery. Prints a
 // Markdown table for bench/RESULTS.md.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { parseArgs } from "node:util";
 import { CoreV1Api, CustomObjectsApi, Watch, type KubeConfig } from "@kubernetes/client-node";
 import {
@@ -99,11 +100,13 @@ try {
       });
 
   const operator = await runOperator({
-    ...parseOperatorConfig({
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_OPERATOR_LEADER_ELECTION: "false",
-    }),
+    ...validOrThrow(
+      parseOperatorConfig({
+        SVC_OPERATOR_METRICS_PORT: "0",
+        SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+        SVC_OPERATOR_LEADER_ELECTION: "false",
+      }),
+    ),
     systemNamespace: SYSTEM,
     kubeConfig: hubKc,
     log: pino({ level: "warn" }),

@@ -1,6 +1,7 @@
 // The API server and the operator of the Helm chart holding exactly its RBAC (their
 // ServiceAccounts' tokens, not the admin's) against the real control plane: they deliver a flag
 // of each kind, write status and Events, grant the sidecar its Role, and register a cluster.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -84,13 +85,15 @@ describe("the API server and the operator with exactly the chart's RBAC", () => 
     const operatorKc = await kubeConfigAs("svc-operator");
     const apiKc = await kubeConfigAs("svc-api");
     const operator = await runOperator({
-      ...parseOperatorConfig({
-        SVC_OPERATOR_METRICS_PORT: "0",
-        SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-        SVC_OPERATOR_IDENTITY: "helm-test",
-        // As the chart runs it (its Role must allow listing and deleting Leases).
-        SVC_OPERATOR_SHARDING: "true",
-      }),
+      ...validOrThrow(
+        parseOperatorConfig({
+          SVC_OPERATOR_METRICS_PORT: "0",
+          SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+          SVC_OPERATOR_IDENTITY: "helm-test",
+          // As the chart runs it (its Role must allow listing and deleting Leases).
+          SVC_OPERATOR_SHARDING: "true",
+        }),
+      ),
       systemNamespace: namespace,
       kubeConfig: operatorKc,
       log: pino({ level: "silent" }),

@@ -6,7 +6,7 @@ import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/p
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/http/refusals";
-import { installLingeringClose } from "@svc/core/lingering-close";
+import { installLingeringClose } from "@svc/process/lingering-close";
 import type { ClusterRegistry } from "@svc/kube";
 import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";

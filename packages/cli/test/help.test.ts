@@ -1,5 +1,6 @@
 // `svc <command> --help` and docs/configuration.md: every setting a command's parser reads,
 // with its default, from that parser itself.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import { readFile } from "node:fs/promises";
 import { settingsOf } from "@svc/core/schema/settings";
 import { parseOperatorConfig } from "@svc/operator";
@@ -21,7 +22,7 @@ describe("settingsOf", () => {
   });
 
   it("records nothing when a parser reads a real environment", () => {
-    expect(parseOperatorConfig({ SVC_OPERATOR_CONCURRENCY: "3" }).concurrency).toBe(3);
+    expect(validOrThrow(parseOperatorConfig({ SVC_OPERATOR_CONCURRENCY: "3" })).concurrency).toBe(3);
     expect(settingsOf(() => undefined)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import Fastify, {
   type RouteGenericInterface,
 } from "fastify";
 import { API_BODY_LIMIT_BYTES, httpClientErrorAnswer } from "@svc/core/http/refusals";
-import { answerClientError, installLingeringClose } from "@svc/core/lingering-close";
+import { answerClientError, installLingeringClose } from "@svc/process/lingering-close";
 import { pino } from "pino";
 import { CSP_NONCE_PLACEHOLDER, PRODUCTION_STAMP } from "./build-output.ts";
 import type { DashboardConfig } from "./config.ts";

@@ -7,6 +7,7 @@ import {
   type LogLevel,
   type SettingsReader,
 } from "@svc/core/schema/settings";
+import type { Validated } from "@svc/core/schema/field-errors";
 import { imageReferenceProblem, quantityValue } from "./sidecar-syntax.ts";
 import type { SidecarSettings } from "./workload-apply.ts";
 
@@ -42,8 +43,8 @@ export const DEFAULT_OPERATOR_METRICS_PORT = 9091;
 /** The minimal sidecar image of deploy/Dockerfile (target sidecar: svc on Bun). */
 export const DEFAULT_SIDECAR_IMAGE = "ghcr.io/svc-io/svc-sidecar:0.1.0";
 
-/** Reads the configuration; throws one message naming every variable that is wrong. */
-export function parseOperatorConfig(env: Environment): OperatorConfig {
+/** Reads the configuration, or every variable that is wrong. */
+export function parseOperatorConfig(env: Environment): Validated<OperatorConfig> {
   const read = settingsReader(env);
   const clusterId = read.text("SVC_CLUSTER_ID", "local");
   const systemNamespace = read.text("SVC_NAMESPACE", SYSTEM_NAMESPACE);
@@ -69,8 +70,7 @@ export function parseOperatorConfig(env: Environment): OperatorConfig {
     delivery: readDeliveryPolicy(read, systemNamespace),
     logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
   };
-  if (read.errors.length > 0) throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));
-  return config;
+  return read.result(config);
 }
 
 /**
@@ -108,7 +108,10 @@ function readSidecarSettings(read: SettingsReader): SidecarSettings {
   // The kube-apiserver refuses a request above its limit (422).
   for (const { request, limit } of [cpu, memory])
     if (request.value !== undefined && limit.value !== undefined && request.value > limit.value)
-      read.problem(request.name, `(${request.text}) must not exceed ${limit.name} (${limit.text})`);
+      read.problem(
+        request.name,
+        `must not exceed ${limit.name} (${limit.text}), got ${JSON.stringify(request.text)}`,
+      );
   return {
     image,
     resources: {

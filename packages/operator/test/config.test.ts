@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_OPERATOR_METRICS_PORT, parseOperatorConfig } from "../src/config.ts";
+import { validOrThrow } from "@svc/core/schema/field-errors";
+import type { Environment } from "@svc/core/schema/settings";
+import { DEFAULT_OPERATOR_METRICS_PORT, parseOperatorConfig as parseResult } from "../src/config.ts";
+
+/** The configuration, or an Error naming every bad variable as `svc operator` prints them. */
+const parseOperatorConfig = (env: Environment) => validOrThrow(parseResult(env));
 
 describe("parseOperatorConfig", () => {
   it("has defaults for every setting", () => {
@@ -49,10 +54,10 @@ describe("the delivery guardrails", () => {
       envVarNames: ["FLAG_*"],
     });
     expect(() => parseOperatorConfig({ SVC_ENV_VAR_NAMES: "FLAG_*,NODE-OPTIONS" })).toThrow(
-      /SVC_ENV_VAR_NAMES must list name patterns .*NODE-OPTIONS/,
+      /SVC_ENV_VAR_NAMES: must list name patterns .*NODE-OPTIONS/,
     );
     expect(() => parseOperatorConfig({ SVC_DELIVERY_NAMESPACE_OPT_IN: "yes" })).toThrow(
-      /SVC_DELIVERY_NAMESPACE_OPT_IN must be true or false/,
+      /SVC_DELIVERY_NAMESPACE_OPT_IN: must be true or false/,
     );
   });
 });
@@ -77,7 +82,7 @@ describe("the sidecar's image and resources", () => {
     ["SVC_SIDECAR_MEMORY_REQUEST", "64MB"],
     ["SVC_SIDECAR_MEMORY_LIMIT", "lots"],
   ])("refuses %s=%j at start-up, naming the variable", (name, value) => {
-    expect(() => parseOperatorConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be`));
+    expect(() => parseOperatorConfig({ [name]: value })).toThrow(new RegExp(`^${name}: must be`));
   });
 
   it("accepts every quantity form the kube-apiserver does and keeps the text as given", () => {
@@ -96,9 +101,9 @@ describe("the sidecar's image and resources", () => {
   it("refuses a request above its limit, which the kube-apiserver would refuse on every apply", () => {
     expect(() =>
       parseOperatorConfig({ SVC_SIDECAR_MEMORY_REQUEST: "1Gi", SVC_SIDECAR_MEMORY_LIMIT: "160Mi" }),
-    ).toThrow("SVC_SIDECAR_MEMORY_REQUEST (1Gi) must not exceed SVC_SIDECAR_MEMORY_LIMIT (160Mi)");
+    ).toThrow('SVC_SIDECAR_MEMORY_REQUEST: must not exceed SVC_SIDECAR_MEMORY_LIMIT (160Mi), got "1Gi"');
     expect(() => parseOperatorConfig({ SVC_SIDECAR_CPU_REQUEST: "200m" })).toThrow(
-      "SVC_SIDECAR_CPU_REQUEST (200m) must not exceed SVC_SIDECAR_CPU_LIMIT (100m)",
+      'SVC_SIDECAR_CPU_REQUEST: must not exceed SVC_SIDECAR_CPU_LIMIT (100m), got "200m"',
     );
   });
 });

@@ -1,6 +1,7 @@
 // What the controller queues for everything at once (start-up, a cluster ready again, a resync)
 // goes at low priority; what a change queues goes at normal priority, ahead of it (the work
 // queue's priorities: packages/kube/test/work-queue-priority.test.ts).
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import type { V1DaemonSet, V1Deployment, V1Namespace, V1StatefulSet } from "@kubernetes/client-node";
 import type { FeatureFlagResource } from "@svc/core";
 import type { ConnectedCluster, ObjectWriter, QueuePriority } from "@svc/kube";
@@ -32,7 +33,7 @@ function clusterController() {
     cluster: cluster as unknown as ConnectedCluster,
     writer: {} as ObjectWriter,
     enqueue: (key, _delayMs, priority) => queued.push({ key, priority }),
-    sidecar: parseOperatorConfig({}).sidecar,
+    sidecar: validOrThrow(parseOperatorConfig({})).sidecar,
     metrics: createOperatorMetrics(
       () => ({ depth: 0, delayed: 0 }),
       () => [],

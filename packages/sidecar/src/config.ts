@@ -1,6 +1,7 @@
 // Settings of `svc sidecar`, from the environment (the operator sets them in the injected
 // container), read by the shared strict reader of @svc/core/settings.
 import { DEFAULT_SIDECAR_PORT, SIDECAR_POD_LABELS_FILE, SIDECAR_PODINFO_MOUNT } from "@svc/core/vocabulary";
+import type { Validated } from "@svc/core/schema/field-errors";
 import { LOG_LEVELS, settingsReader, type Environment, type LogLevel } from "@svc/core/schema/settings";
 
 export interface SidecarConfig {
@@ -29,8 +30,8 @@ export interface SidecarConfig {
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const HEARTBEAT_RANGE = { min: 100, max: 3_600_000 };
 
-/** Reads the configuration; throws one message naming every variable that is wrong. */
-export function configFromEnv(env: Environment): SidecarConfig {
+/** Reads the configuration, or every variable that is wrong. */
+export function configFromEnv(env: Environment): Validated<SidecarConfig> {
   const read = settingsReader(env);
   const namespace = read.text("POD_NAMESPACE", "");
   if (namespace === "") {
@@ -50,8 +51,5 @@ export function configFromEnv(env: Environment): SidecarConfig {
     logLevel: read.oneOf("SVC_LOG_LEVEL", LOG_LEVELS, "info"),
     podLabelsPath: read.text("SVC_SIDECAR_POD_LABELS", `${SIDECAR_PODINFO_MOUNT}/${SIDECAR_POD_LABELS_FILE}`),
   };
-  if (read.errors.length > 0) {
-    throw new Error(read.errors.map((e) => `${e.field} ${e.message}`).join("; "));
-  }
-  return config;
+  return read.result(config);
 }

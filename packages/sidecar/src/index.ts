@@ -12,7 +12,7 @@ import { FeatureFlagClient } from "./kube-client.ts";
 import { inClusterConnection, loadKubeconfig, type KubeConnection } from "./kube-connection.ts";
 import { createRegistry } from "./metrics.ts";
 import { readPodLabels } from "./pod-labels.ts";
-import { installLingeringClose } from "@svc/core/lingering-close";
+import { installLingeringClose } from "@svc/process/lingering-close";
 import { createSidecarServer, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from "./server.ts";
 import { newStats, type SidecarStats } from "./stats.ts";
 import { ChangeStream } from "./stream.ts";

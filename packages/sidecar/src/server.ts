@@ -5,7 +5,7 @@ import type { Registry } from "prom-client";
 import type { FlagState } from "./flags.ts";
 import { evaluationFailure, flagNotFound, ifNoneMatchHits, parseEvaluationRequest } from "./ofrep.ts";
 import type { Duplex } from "node:stream";
-import { answerClientError, endAfterRequestBody, requestBodyUnread } from "@svc/core/lingering-close";
+import { answerClientError, endAfterRequestBody, requestBodyUnread } from "@svc/process/lingering-close";
 import {
   clientErrorAnswer,
   errorResponse,

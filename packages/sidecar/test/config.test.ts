@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { configFromEnv } from "../src/config.ts";
+import { validOrThrow } from "@svc/core/schema/field-errors";
+import type { Environment } from "@svc/core/schema/settings";
+import { configFromEnv as parseResult } from "../src/config.ts";
 import { isLoopback, revealsFlags } from "../src/server.ts";
 import { kubeconfigConnection, type Kubeconfig } from "../src/kube-connection.ts";
+
+/** The configuration, or an Error naming every bad variable as `svc sidecar` prints them. */
+const configFromEnv = (env: Environment) => validOrThrow(parseResult(env));
 
 describe("configFromEnv", () => {
   it("defaults to port 8514 on all interfaces, flags for loopback only, and the in-cluster ServiceAccount", () => {
@@ -57,7 +62,7 @@ describe("configFromEnv", () => {
   it("reads the heartbeat with a unit and refuses numbers the API would refuse", () => {
     expect(configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_HEARTBEAT_MS: "2s" }).heartbeatMs).toBe(2000);
     expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: "0x1F" })).toThrow(
-      'SVC_SIDECAR_PORT must be a port number between 0 and 65535, got "0x1F"',
+      'SVC_SIDECAR_PORT: must be a port number between 0 and 65535, got "0x1F"',
     );
     expect(() => configFromEnv({ POD_NAMESPACE: "shop", SVC_SIDECAR_PORT: " 8e3 " })).toThrow(
       /SVC_SIDECAR_PORT/,
@@ -67,7 +72,7 @@ describe("configFromEnv", () => {
 
   it("names every variable that is wrong, in one message", () => {
     expect(() => configFromEnv({ SVC_SIDECAR_PORT: "http", SVC_SIDECAR_HEARTBEAT_MS: "5" })).toThrow(
-      /^POD_NAMESPACE .*; SVC_SIDECAR_PORT .*; SVC_SIDECAR_HEARTBEAT_MS /,
+      /^POD_NAMESPACE: .*; SVC_SIDECAR_PORT: .*; SVC_SIDECAR_HEARTBEAT_MS: /,
     );
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import { httpClientErrorAnswer } from "@svc/core/http/refusals";
-import { answerClientError } from "@svc/core/lingering-close";
+import { answerClientError } from "@svc/process/lingering-close";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "./errors.ts";
 import { clientAddress } from "./client-address.ts";

@@ -1,8 +1,9 @@
-import { buildApiServer, isAdminPassword, parseApiConfig, type ApiConfig } from "@svc/api";
+import { buildApiServer, isAdminPassword, parseApiConfig, type ApiConfig, type ApiServer } from "@svc/api";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { describeErrors } from "@svc/core";
 import { ClusterRegistry } from "@svc/kube";
+import { runProcess, startGroups } from "@svc/process";
 
 /**
  * The clusters behind the flag routes: the hub through this process's own credentials
@@ -19,52 +20,46 @@ function startClusters(config: ApiConfig): Promise<ClusterRegistry> {
   });
 }
 
-/** `svc api`: the REST API server, configured from the environment (docs/api.md). */
-export async function runApi(): Promise<void> {
-  const config = parseApiConfig(process.env);
-  if (!config.ok) {
-    process.stderr.write(`svc api: invalid configuration: ${describeErrors(config.errors)}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  let server;
-  let clusters: ClusterRegistry | undefined;
-  try {
-    clusters = await startClusters(config.value);
-    server = await buildApiServer(config.value, { clusters });
-  } catch (error) {
-    await clusters?.close();
-    process.stderr.write(
-      `svc api: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exitCode = 1;
-    return;
-  }
-  const { url, metricsUrl } = await server.listen();
-  server.app.log.info({ url, metricsUrl, database: config.value.database.kind }, "svc api listening");
-  // Graceful shutdown: stop accepting, finish in-flight requests, close the database, exit.
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    server.app.log.info({ signal }, "svc api shutting down");
-    const registry = clusters;
-    server
-      .close()
-      .then(() => registry.close())
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          server.app.log.error({ err: error }, "shutdown failed");
-          process.exit(1);
+/**
+ * `svc api`: the REST API server, configured from the environment (docs/api.md). The clusters
+ * start first, since the flag routes read them; on shutdown the server stops accepting and
+ * finishes its requests before they close.
+ */
+export function runApi(): Promise<void> {
+  return runProcess({
+    command: "svc api",
+    parse: parseApiConfig,
+    start: async (config) => {
+      let clusters: ClusterRegistry | undefined;
+      let server: ApiServer | undefined;
+      const running = startGroups([
+        [
+          {
+            name: "clusters",
+            start: async () => void (clusters = await startClusters(config)),
+            close: async () => clusters?.close(),
+          },
+        ],
+        [
+          {
+            name: "API server",
+            start: async () => {
+              server = await buildApiServer(config, { clusters });
+              const { url, metricsUrl } = await server.listen();
+              server.app.log.info({ url, metricsUrl, database: config.database.kind }, "svc api listening");
+            },
+            close: async () => server?.close(),
+          },
+        ],
+      ]);
+      await running.ready;
+      return {
+        close: (reason) => {
+          server?.app.log.info({ signal: reason }, "svc api shutting down");
+          return running.close();
         },
-      );
-  };
-  process.once("SIGTERM", () => {
-    stop("SIGTERM");
-  });
-  process.once("SIGINT", () => {
-    stop("SIGINT");
+      };
+    },
   });
 }
 

@@ -1,40 +1,21 @@
-import { describeErrors } from "@svc/core";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
+import { runProcess } from "@svc/process";
 
 /** `svc dashboard`: the web dashboard and its /api proxy, configured from the environment. */
-export async function runDashboard(): Promise<void> {
-  const config = parseDashboardConfig(process.env);
-  if (!config.ok) {
-    process.stderr.write(`svc dashboard: invalid configuration: ${describeErrors(config.errors)}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  let server;
-  try {
-    server = await buildDashboardServer(config.value);
-  } catch (error) {
-    process.stderr.write(
-      `svc dashboard: cannot start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exitCode = 1;
-    return;
-  }
-  const { url } = await server.listen();
-  server.app.log.info({ url, apiUrl: config.value.apiUrl }, "svc dashboard listening");
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    server.app.log.info({ signal }, "svc dashboard shutting down");
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on("SIGTERM", () => {
-    stop("SIGTERM");
-  });
-  process.on("SIGINT", () => {
-    stop("SIGINT");
+export function runDashboard(): Promise<void> {
+  return runProcess({
+    command: "svc dashboard",
+    parse: parseDashboardConfig,
+    start: async (config) => {
+      const server = await buildDashboardServer(config);
+      const { url } = await server.listen();
+      server.app.log.info({ url, apiUrl: config.apiUrl }, "svc dashboard listening");
+      return {
+        close: (reason) => {
+          server.app.log.info({ signal: reason }, "svc dashboard shutting down");
+          return server.close();
+        },
+      };
+    },
   });
 }

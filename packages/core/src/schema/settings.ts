@@ -2,7 +2,7 @@
 // nothing at run time (the sidecar loads it at start-up, where every millisecond and megabyte
 // counts). A value is either exactly what its rule allows or an error naming the variable: no
 // hexadecimal ports, exponents, signs or surrounding spaces slipping through `Number()`.
-import type { FieldError } from "./validation.ts";
+import type { FieldError, Validated } from "./field-errors.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -37,6 +37,8 @@ export interface SettingsReader {
   problem: (name: string, message: string) => void;
   /** Every problem so far, in the order the variables were read. */
   readonly errors: readonly FieldError[];
+  /** The settings read, or every problem found: the one shape in which every svc command's configuration comes. */
+  result: <T>(value: T) => Validated<T>;
 }
 
 const DIGITS = /^[0-9]{1,15}$/;
@@ -156,5 +158,6 @@ export function settingsReader(env: Environment): SettingsReader {
     problem: (name, message) => {
       errors.push({ field: name, message });
     },
+    result: (value) => (errors.length > 0 ? { ok: false, errors: [...errors] } : { ok: true, value }),
   };
 }

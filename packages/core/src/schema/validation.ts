@@ -1,23 +1,8 @@
 import type { TSchema } from "typebox";
 import Value from "typebox/value";
+import { fieldPath, type FieldError } from "./field-errors.ts";
 
-/** One problem with an input, named by the dotted path of the field it concerns. */
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
-export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
-
-/** "a.b: message; c: message", the form in which an API error names its fields. */
-export function describeErrors(errors: readonly FieldError[]): string {
-  return errors.map((e) => (e.field === "" ? e.message : `${e.field}: ${e.message}`)).join("; ");
-}
-
-/** Joins a parent path and a child name the way fields are named to users ("delivery.envVar"). */
-export function fieldPath(parent: string, child: string): string {
-  return parent === "" ? child : `${parent}.${child}`;
-}
+export { describeErrors, fieldPath, validOrThrow, type FieldError, type Validated } from "./field-errors.ts";
 
 function pointerToField(pointer: string): string {
   return pointer

@@ -1,6 +1,7 @@
 // An operator under test, confined to the test file's namespaces: its own system namespace
 // (so its ClusterConnection, Lease and registry are seen by no other test file) holding a
 // local ClusterConnection that lists only the namespaces the file works in.
+import { validOrThrow } from "@svc/core/schema/field-errors";
 import {
   AppsV1Api,
   CustomObjectsApi,
@@ -58,12 +59,14 @@ export async function startOperator(
   }: { waitUntilLeading?: boolean; log?: Logger } = {},
 ): Promise<RunningOperator> {
   const operator = await runOperator({
-    ...parseOperatorConfig({
-      SVC_OPERATOR_METRICS_PORT: "0",
-      SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
-      SVC_OPERATOR_LEADER_ELECTION: "false",
-      ...settings,
-    }),
+    ...validOrThrow(
+      parseOperatorConfig({
+        SVC_OPERATOR_METRICS_PORT: "0",
+        SVC_OPERATOR_METRICS_HOST: "127.0.0.1",
+        SVC_OPERATOR_LEADER_ELECTION: "false",
+        ...settings,
+      }),
+    ),
     systemNamespace: scope.systemNamespace,
     kubeConfig: scope.kc,
     log,

@@ -4,11 +4,11 @@
 // it, and the client, still writing, loses the answer it was sent. Instead, the answer goes out
 // whole, then what the client still sends is read and discarded, within LINGER_LIMITS (core's
 // lingerStep decides), and only then is the connection closed, as nginx's lingering_close does.
-// The one piece of shell in core, since every server (the small sidecar included) needs it; it
-// imports nothing at run time.
+// Part of the process kit, since every server (the small sidecar included) needs it; at run time
+// it imports only core's pure linger decision.
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { LINGER_LIMITS, lingerStep, type LingerLimits } from "./http/linger.ts";
+import { LINGER_LIMITS, lingerStep, type LingerLimits } from "@svc/core/http/linger";
 
 const lingering = new WeakSet<Duplex>();
 

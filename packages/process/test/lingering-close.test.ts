@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import type { LingerLimits } from "../src/http/linger.ts";
+import type { LingerLimits } from "@svc/core/http/linger";
 import { installLingeringClose } from "../src/lingering-close.ts";
 
 let server: Server | undefined;
