@@ -1,40 +1,40 @@
-import { AUDIT_ACTIONS, AUDIT_RESOURCES, type AuditAction, type AuditResource } from "@svc/core/browser";
-import { useId, useState, type SyntheticEvent } from "react";
+import { AUDIT_ACTIONS, AUDIT_RESOURCES } from "@svc/core/browser";
+import { useId } from "react";
 import { useClusters } from "../clusters/queries.ts";
 import { useUsers } from "../users/queries.ts";
-import { isoToLocalInput, localInputToIso, timeRangeProblem, type AuditFilter } from "./audit-view.ts";
+import type { AuditFilter } from "./audit-view.ts";
+import { useAuditDraft } from "./useAuditDraft.ts";
 
-interface Draft {
-  resource: string;
-  action: string;
-  cluster: string;
-  actor: string;
-  since: string;
-  until: string;
-}
-
-function draftOf(filter: AuditFilter): Draft {
-  return {
-    resource: filter.resource ?? "",
-    action: filter.action ?? "",
-    cluster: filter.cluster ?? "",
-    actor: filter.actor ?? "",
-    since: isoToLocalInput(filter.since),
-    until: isoToLocalInput(filter.until),
-  };
-}
-
-function filterOf(draft: Draft): AuditFilter {
-  const filter: AuditFilter = {};
-  if (draft.resource !== "") filter.resource = draft.resource as AuditResource;
-  if (draft.action !== "") filter.action = draft.action as AuditAction;
-  if (draft.cluster.trim() !== "") filter.cluster = draft.cluster.trim();
-  if (draft.actor.trim() !== "") filter.actor = draft.actor.trim();
-  const since = localInputToIso(draft.since);
-  if (since !== undefined) filter.since = since;
-  const until = localInputToIso(draft.until);
-  if (until !== undefined) filter.until = until;
-  return filter;
+/** A filter chosen from a list, applied at once. */
+function ChoiceFilter({
+  label,
+  value,
+  anyLabel,
+  choices,
+  onChoose,
+}: {
+  label: string;
+  value: string;
+  anyLabel: string;
+  choices: readonly string[];
+  onChoose: (value: string) => void;
+}) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <select
+        value={value}
+        onChange={(e) => {
+          onChoose(e.target.value);
+        }}
+      >
+        <option value="">{anyLabel}</option>
+        {choices.map((c) => (
+          <option key={c}>{c}</option>
+        ))}
+      </select>
+    </label>
+  );
 }
 
 /** A filter typed (or picked from suggestions) and applied with the form. */
@@ -99,53 +99,30 @@ export function AuditFilters({
   filter: AuditFilter;
   onApply: (filter: AuditFilter) => void;
 }) {
-  const [draft, setDraft] = useState(() => draftOf(filter));
+  const { draft, set, rangeProblem, submit, chooseNow, clear } = useAuditDraft(filter, onApply);
   const clusters = useClusters();
   const users = useUsers();
-  const set = (key: keyof Draft, value: string) => {
-    setDraft((d) => ({ ...d, [key]: value }));
-  };
-  const rangeProblem = timeRangeProblem(filterOf(draft));
-  const submit = (event: SyntheticEvent) => {
-    event.preventDefault();
-    if (rangeProblem === undefined) onApply(filterOf(draft));
-  };
-  const chooseNow = (key: "resource" | "action", value: string) => {
-    const next = { ...draft, [key]: value };
-    setDraft(next);
-    if (timeRangeProblem(filterOf(next)) === undefined) onApply(filterOf(next));
-  };
 
   return (
     <form className="toolbar audit-filters" onSubmit={submit} aria-label="Audit filters">
-      <label className="field">
-        <span>Resource</span>
-        <select
-          value={draft.resource}
-          onChange={(e) => {
-            chooseNow("resource", e.target.value);
-          }}
-        >
-          <option value="">Any resource</option>
-          {AUDIT_RESOURCES.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
-      </label>
-      <label className="field">
-        <span>Action</span>
-        <select
-          value={draft.action}
-          onChange={(e) => {
-            chooseNow("action", e.target.value);
-          }}
-        >
-          <option value="">Any action</option>
-          {AUDIT_ACTIONS.map((a) => (
-            <option key={a}>{a}</option>
-          ))}
-        </select>
-      </label>
+      <ChoiceFilter
+        label="Resource"
+        value={draft.resource}
+        anyLabel="Any resource"
+        choices={AUDIT_RESOURCES}
+        onChoose={(value) => {
+          chooseNow("resource", value);
+        }}
+      />
+      <ChoiceFilter
+        label="Action"
+        value={draft.action}
+        anyLabel="Any action"
+        choices={AUDIT_ACTIONS}
+        onChoose={(value) => {
+          chooseNow("action", value);
+        }}
+      />
       <TypedFilter
         label="Cluster"
         value={draft.cluster}
@@ -185,13 +162,7 @@ export function AuditFilters({
         <button type="submit" className="primary" disabled={rangeProblem !== undefined}>
           Apply filters
         </button>
-        <button
-          type="button"
-          onClick={() => {
-            setDraft(draftOf({}));
-            onApply({});
-          }}
-        >
+        <button type="button" onClick={clear}>
           Clear filters
         </button>
       </div>

@@ -1,22 +1,13 @@
-import { useMemo, useState } from "react";
-import { useLocation, useNavigate, useSearchParams } from "react-router";
+import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
 import { AuditFilters } from "./AuditFilters.tsx";
-import {
-  newerPosition,
-  olderPosition,
-  pageOf,
-  stateOfTrail,
-  trailFromState,
-  type PagePosition,
-} from "./audit-paging.ts";
+import { newerPosition, olderPosition, pageOf, type PagePosition } from "./audit-paging.ts";
 import { AuditTable } from "./AuditTable.tsx";
 import {
   AUDIT_EXPORT_LIMIT,
   AUDIT_PAGE_SIZES,
-  auditViewFromSearch,
   exportFileName,
   hasFilter,
   searchFromAuditView,
@@ -25,6 +16,7 @@ import {
 } from "./audit-view.ts";
 import { downloadText } from "./download.ts";
 import { fetchAuditCsv, useAuditPage } from "./queries.ts";
+import { useAuditPosition } from "./useAuditPosition.ts";
 
 /** Downloads the CSV of the current filter; a failure shows next to the button. */
 function ExportButton({ filter }: { filter: AuditFilter }) {
@@ -56,21 +48,73 @@ function ExportButton({ filter }: { filter: AuditFilter }) {
   );
 }
 
+/** Newer and older pages, and how many events a page shows. */
+function AuditPager({
+  at,
+  olderCursor,
+  moving,
+  go,
+}: {
+  at: PagePosition;
+  olderCursor: number | undefined;
+  /** While the next page loads (the previous one stays on screen). */
+  moving: boolean;
+  go: (position: PagePosition) => void;
+}) {
+  const view = at.view;
+  return (
+    <nav className="pager" aria-label="Audit pages">
+      <button
+        type="button"
+        disabled={view.before === undefined || moving}
+        onClick={() => {
+          go(newerPosition(at));
+        }}
+      >
+        ← Newer
+      </button>
+      <button
+        type="button"
+        disabled={olderCursor === undefined || moving}
+        onClick={() => {
+          if (olderCursor !== undefined) go(olderPosition(at, olderCursor));
+        }}
+      >
+        Older →
+      </button>
+      <label className="pager-size">
+        <span>Events per page</span>
+        <select
+          value={view.pageSize}
+          onChange={(e) => {
+            go({
+              view: { ...view, pageSize: Number(e.target.value), before: undefined },
+              trail: [],
+            });
+          }}
+        >
+          {AUDIT_PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>
+              {size}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span className="hint" role="status">
+        {view.before === undefined ? "Newest events, updated live" : "Older events"}
+      </span>
+    </nav>
+  );
+}
+
 /**
  * The audit log: filters and page in the URL (so a view can be shared and survives a reload),
  * newest first, paged with the API's `before=<id>` cursor; the newest page updates live.
  */
 export function AuditPage() {
-  const [searchParams] = useSearchParams();
-  const location = useLocation();
-  const navigate = useNavigate();
-  const view = useMemo(() => auditViewFromSearch(searchParams), [searchParams]);
-  const at: PagePosition = { view, trail: trailFromState(location.state) };
+  const { at, go } = useAuditPosition();
+  const view = at.view;
   const query = useAuditPage(view);
-
-  const go = ({ view: next, trail }: PagePosition) => {
-    void navigate({ search: searchFromAuditView(next).toString() }, { state: stateOfTrail(trail) });
-  };
   const filterKey = searchFromAuditView({ ...view, before: undefined }).toString();
 
   return (
@@ -86,8 +130,6 @@ export function AuditPage() {
       <QueryState query={query} what="the audit log">
         {(fetched) => {
           const page = pageOf(fetched, view.pageSize);
-          const olderCursor = page.olderCursor;
-          const moving = query.isPlaceholderData;
           return (
             <>
               {page.events.length === 0 ? (
@@ -99,47 +141,7 @@ export function AuditPage() {
               ) : (
                 <AuditTable events={page.events} />
               )}
-              <nav className="pager" aria-label="Audit pages">
-                <button
-                  type="button"
-                  disabled={view.before === undefined || moving}
-                  onClick={() => {
-                    go(newerPosition(at));
-                  }}
-                >
-                  ← Newer
-                </button>
-                <button
-                  type="button"
-                  disabled={olderCursor === undefined || moving}
-                  onClick={() => {
-                    if (olderCursor !== undefined) go(olderPosition(at, olderCursor));
-                  }}
-                >
-                  Older →
-                </button>
-                <label className="pager-size">
-                  <span>Events per page</span>
-                  <select
-                    value={view.pageSize}
-                    onChange={(e) => {
-                      go({
-                        view: { ...view, pageSize: Number(e.target.value), before: undefined },
-                        trail: [],
-                      });
-                    }}
-                  >
-                    {AUDIT_PAGE_SIZES.map((size) => (
-                      <option key={size} value={size}>
-                        {size}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <span className="hint" role="status">
-                  {view.before === undefined ? "Newest events, updated live" : "Older events"}
-                </span>
-              </nav>
+              <AuditPager at={at} olderCursor={page.olderCursor} moving={query.isPlaceholderData} go={go} />
             </>
           );
         }}
