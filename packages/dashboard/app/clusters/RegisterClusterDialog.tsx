@@ -1,37 +1,32 @@
-import { useState } from "react";
 import { errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
-import { useRegisterCluster } from "./queries.ts";
-import {
-  AUTH_CHOICES,
-  defaultSecretKey,
-  EMPTY_REGISTER_FORM,
-  registerBody,
-  registerProblems,
-  type AuthChoice,
-  type RegisterForm,
-} from "./register-model.ts";
+import { AUTH_CHOICES, defaultSecretKey, type AuthChoice, type RegisterForm } from "./register-model.ts";
+import { useRegisterDialog, type RegisterFields } from "./useRegisterDialog.ts";
 
-/** Register a remote cluster (admins): its address, how to reach it, and what svc manages there. */
-export function RegisterClusterDialog() {
-  const [open, setOpen] = useState(false);
-  const [form, setForm] = useState<RegisterForm>(EMPTY_REGISTER_FORM);
-  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
-  const register = useRegisterCluster();
-  const problems = registerProblems(form);
-  const update = (patch: Partial<RegisterForm>) => {
-    setForm((previous) => ({ ...previous, ...patch }));
-    setTouched((previous) => new Set([...previous, ...Object.keys(patch)]));
-  };
-  /** The form's fields typed as text (the others are choices and boxes). */
-  type TextField = {
-    [K in keyof RegisterForm]: RegisterForm[K] extends string ? K : never;
-  }[keyof RegisterForm];
-  const problem = (field: string, formField: keyof RegisterForm) =>
-    (touched.has(formField) ? problems[field] : undefined) ?? errorForField(register.error, field);
-  const text = (field: string, formField: TextField, label: string, hint?: string, multiline = false) => (
+/** The form's fields typed as text (the others are choices and boxes). */
+type TextField = {
+  [K in keyof RegisterForm]: RegisterForm[K] extends string ? K : never;
+}[keyof RegisterForm];
+
+/** A text input (or, `multiline`, a textarea) of the form; `field` is the API's name for it. */
+function TextInput({
+  fields: { form, update, problem },
+  formField,
+  field = formField,
+  label,
+  hint,
+  multiline = false,
+}: {
+  fields: RegisterFields;
+  formField: TextField;
+  field?: string;
+  label: string;
+  hint?: string;
+  multiline?: boolean;
+}) {
+  return (
     <Field label={label} hint={hint} problem={problem(field, formField)}>
       {(control) =>
         multiline ? (
@@ -57,42 +52,60 @@ export function RegisterClusterDialog() {
       }
     </Field>
   );
+}
 
+/** The credentials' fields for how they are given: a Secret's name and key, a kubeconfig, or a token. */
+function CredentialInputs({ fields }: { fields: RegisterFields }) {
+  const { form } = fields;
+  if (form.source === "secret") {
+    return (
+      <>
+        <TextInput fields={fields} field="credentialRef.name" formField="secretName" label="Secret name" />
+        <TextInput
+          fields={fields}
+          field="credentialRef.key"
+          formField="secretKey"
+          label="Secret key"
+          hint={`empty: ${defaultSecretKey(form.authMethod)}`}
+        />
+      </>
+    );
+  }
+  if (form.authMethod === "kubeconfig") {
+    return (
+      <TextInput
+        fields={fields}
+        formField="kubeconfig"
+        label="Kubeconfig"
+        hint="never shown again, logged or audited"
+        multiline
+      />
+    );
+  }
   return (
-    <FormDialog
-      trigger={
-        <button type="button" className="primary">
-          Register cluster
-        </button>
-      }
-      title="Register a cluster"
-      description="svc connects with these credentials, installs the FeatureFlag CRD there when missing, and reports the cluster's status."
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        if (!next) {
-          setForm(EMPTY_REGISTER_FORM);
-          setTouched(new Set());
-          register.reset();
-        }
-      }}
-      onSubmit={() => {
-        register.mutate(registerBody(form), {
-          onSuccess: () => {
-            setOpen(false);
-            setForm(EMPTY_REGISTER_FORM);
-            setTouched(new Set());
-          },
-        });
-      }}
-      submitLabel={["Register", "Registering…"]}
-      pending={register.isPending}
-      canSubmit={Object.keys(problems).length === 0}
-    >
-      {text("id", "id", "Cluster id", "lowercase letters, digits and '-'; flags name their cluster by it")}
-      {text("displayName", "displayName", "Display name")}
-      {text("apiServer", "apiServer", "API server URL")}
-      <Field label="Authentication" problem={errorForField(register.error, "authMethod")}>
+    <>
+      <TextInput
+        fields={fields}
+        formField="token"
+        label="Token"
+        hint="never shown again, logged or audited"
+      />
+      <TextInput
+        fields={fields}
+        formField="caData"
+        label="CA certificate (base64)"
+        hint="the API server's certificate-authority-data: svc sends the token only to a server it verifies"
+      />
+    </>
+  );
+}
+
+/** How svc authenticates to the cluster, and where the credentials come from. */
+function CredentialFields({ fields }: { fields: RegisterFields }) {
+  const { form, update } = fields;
+  return (
+    <>
+      <Field label="Authentication" problem={errorForField(fields.error, "authMethod")}>
         {(control) => (
           <select
             {...control}
@@ -126,29 +139,7 @@ export function RegisterClusterDialog() {
           </label>
         ))}
       </fieldset>
-      {form.source === "secret" ? (
-        <>
-          {text("credentialRef.name", "secretName", "Secret name")}
-          {text(
-            "credentialRef.key",
-            "secretKey",
-            "Secret key",
-            `empty: ${defaultSecretKey(form.authMethod)}`,
-          )}
-        </>
-      ) : form.authMethod === "kubeconfig" ? (
-        text("kubeconfig", "kubeconfig", "Kubeconfig", "never shown again, logged or audited", true)
-      ) : (
-        <>
-          {text("token", "token", "Token", "never shown again, logged or audited")}
-          {text(
-            "caData",
-            "caData",
-            "CA certificate (base64)",
-            "the API server's certificate-authority-data: svc sends the token only to a server it verifies",
-          )}
-        </>
-      )}
+      <CredentialInputs fields={fields} />
       <label className="radio">
         <input
           type="checkbox"
@@ -159,10 +150,47 @@ export function RegisterClusterDialog() {
         />{" "}
         No CA certificate: verify the server with the system&apos;s public CAs
       </label>
-      {text("namespaces", "namespaces", "Namespaces", "comma-separated; empty: all but system namespaces")}
-      {text("resyncPeriod", "resyncPeriod", "Resync period", "e.g. 5m; empty: 300s")}
-      {text("labels", "labels", "Labels", "one key=value per line", true)}
-      <ErrorMessage error={register.error} />
+    </>
+  );
+}
+
+/** Register a remote cluster (admins): its address, how to reach it, and what svc manages there. */
+export function RegisterClusterDialog() {
+  const { open, onOpenChange, submit, pending, ready, fields } = useRegisterDialog();
+  return (
+    <FormDialog
+      trigger={
+        <button type="button" className="primary">
+          Register cluster
+        </button>
+      }
+      title="Register a cluster"
+      description="svc connects with these credentials, installs the FeatureFlag CRD there when missing, and reports the cluster's status."
+      open={open}
+      onOpenChange={onOpenChange}
+      onSubmit={submit}
+      submitLabel={["Register", "Registering…"]}
+      pending={pending}
+      canSubmit={ready}
+    >
+      <TextInput
+        fields={fields}
+        formField="id"
+        label="Cluster id"
+        hint="lowercase letters, digits and '-'; flags name their cluster by it"
+      />
+      <TextInput fields={fields} formField="displayName" label="Display name" />
+      <TextInput fields={fields} formField="apiServer" label="API server URL" />
+      <CredentialFields fields={fields} />
+      <TextInput
+        fields={fields}
+        formField="namespaces"
+        label="Namespaces"
+        hint="comma-separated; empty: all but system namespaces"
+      />
+      <TextInput fields={fields} formField="resyncPeriod" label="Resync period" hint="e.g. 5m; empty: 300s" />
+      <TextInput fields={fields} formField="labels" label="Labels" hint="one key=value per line" multiline />
+      <ErrorMessage error={fields.error} />
     </FormDialog>
   );
 }
