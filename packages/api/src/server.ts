@@ -8,6 +8,14 @@ import { LoginThrottle } from "./auth/throttle.ts";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/http/refusals";
 import { installLingeringClose } from "@svc/process/lingering-close";
 import type { ClusterRegistry } from "@svc/kube";
+import {
+  part,
+  startGroups,
+  type Part,
+  type Runnable,
+  type RunnableGroups,
+  type StartedGroups,
+} from "@svc/process";
 import { clusterRoutes } from "./clusters/routes.ts";
 import type { ApiConfig } from "./config.ts";
 import { flagRoutes } from "./flags/routes.ts";
@@ -71,9 +79,7 @@ export interface ApiServerOptions {
   hashing?: HashingLimits;
 }
 
-/** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
-export async function buildApiServer(config: ApiConfig, options: ApiServerOptions = {}): Promise<ApiServer> {
-  const now = options.now ?? Date.now;
+function apiLogger(config: ApiConfig): FastifyBaseLogger {
   const logger: FastifyBaseLogger = pino({
     level: config.logLevel,
     // Tokens and passwords never reach the log (bodies are not logged at all).
@@ -85,6 +91,16 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
         "of the audit log and the login throttle; list the proxies in SVC_TRUSTED_PROXIES instead",
     );
   }
+  return logger;
+}
+
+/** The database, migrated, with its repositories and the initial admin; closed again if that fails. */
+async function openContext(
+  config: ApiConfig,
+  options: ApiServerOptions,
+  logger: FastifyBaseLogger,
+): Promise<ApiContext> {
+  const now = options.now ?? Date.now;
   const store = await openStore(config.database, {
     onConnectionError: (error) => {
       // The message and code only: pg attaches its whole client object to the error (kilobytes of
@@ -116,8 +132,12 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
     await store.close();
     throw error;
   }
+  return context;
+}
 
-  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+/** The Fastify app: protocol limits, auth, audit, webhooks' events, metrics, every route. */
+async function buildApp(context: ApiContext, logger: FastifyBaseLogger, timeouts: HttpTimeouts) {
+  const { config } = context;
   const app = Fastify({
     ...httpServerOptions(timeouts),
     loggerInstance: logger,
@@ -141,42 +161,88 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
       reply.elapsedTime / 1000,
     );
   });
-  await app.register(healthRoutes(context));
-  await app.register(authRoutes(context));
-  await app.register(ssoRoutes(context));
-  await app.register(userRoutes(context));
-  await app.register(auditRoutes(context));
-  await app.register(flagRoutes(context));
-  await app.register(evaluateRoutes(context));
-  await app.register(flagdFileRoutes(context));
-  await app.register(clusterRoutes(context));
-  await app.register(workloadRoutes(context));
-  await app.register(webhookRoutes(context));
-  await app.register(rolloutRoutes(context));
+  for (const routes of [
+    healthRoutes,
+    authRoutes,
+    ssoRoutes,
+    userRoutes,
+    auditRoutes,
+    flagRoutes,
+    evaluateRoutes,
+    flagdFileRoutes,
+    clusterRoutes,
+    workloadRoutes,
+    webhookRoutes,
+    rolloutRoutes,
+  ])
+    await app.register(routes(context));
   await app.register(openApiRoutes);
+  return app;
+}
 
-  const metricsApp = metricsServer(context.metrics, timeouts);
-  installLingeringClose(metricsApp.server);
-  const timers: NodeJS.Timeout[] = [];
-  const outbox = new OutboxWorker({
-    repo: context.webhooks,
-    config: config.webhooks,
-    clusters: options.clusters,
-    log: logger,
-    now,
-  });
-  const enforceRetention = async () => {
+/** Deletes audit events (and the webhook deliveries that mirror them) past the retention; logs, never throws. */
+function retention(context: ApiContext, log: FastifyBaseLogger): () => Promise<void> {
+  const { config, now } = context;
+  return async () => {
     try {
       const cutoff = retentionCutoff(now(), config.auditRetentionDays);
       const deleted = await context.audit.deleteOlderThan(cutoff);
       // The delivery log is kept as long as the audit log it mirrors.
       await context.webhooks.deleteFinishedBefore(cutoff);
-      if (deleted > 0) app.log.info({ deleted }, "audit retention: old events deleted");
+      if (deleted > 0) log.info({ deleted }, "audit retention: old events deleted");
     } catch (error) {
-      app.log.error({ err: error }, "audit retention failed");
+      log.error({ err: error }, "audit retention failed");
     }
   };
+}
 
+/** Retention and the sweeps of expired sessions and throttle entries: once now, then on their timers. */
+function housekeeping(context: ApiContext, log: FastifyBaseLogger): Runnable {
+  const enforceRetention = retention(context, log);
+  const timers: NodeJS.Timeout[] = [];
+  return {
+    name: "housekeeping",
+    start: async () => {
+      await enforceRetention();
+      timers.push(
+        setInterval(() => {
+          context.sessions.sweep();
+          context.throttle.sweep();
+        }, SWEEP_INTERVAL_MS).unref(),
+        setInterval(() => void enforceRetention(), RETENTION_INTERVAL_MS).unref(),
+      );
+    },
+    close: () => {
+      for (const timer of timers) clearInterval(timer);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** A Fastify app listening on `host:port`; its value is its URL. */
+function listening(name: string, app: FastifyInstance, host: string, port: number): Part<string> {
+  return part(
+    name,
+    () => app.listen({ host, port }),
+    () => app.close(),
+  );
+}
+
+/** Builds the REST API server: database migrated, initial admin ensured, routes ready. */
+export async function buildApiServer(config: ApiConfig, options: ApiServerOptions = {}): Promise<ApiServer> {
+  const logger = apiLogger(config);
+  const context = await openContext(config, options, logger);
+  const timeouts = options.timeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const app = await buildApp(context, logger, timeouts);
+  const metricsApp = metricsServer(context.metrics, timeouts);
+  installLingeringClose(metricsApp.server);
+  const outbox = new OutboxWorker({
+    repo: context.webhooks,
+    config: config.webhooks,
+    clusters: options.clusters,
+    log: logger,
+    now: context.now,
+  });
   const rolloutSteps =
     context.clusters === undefined
       ? undefined
@@ -187,33 +253,47 @@ export async function buildApiServer(config: ApiConfig, options: ApiServerOption
           audit: context.audit,
           log: app.log,
         });
-
+  const metricsListener = listening("metrics server", metricsApp, config.metricsHost, config.metricsPort);
+  const apiListener = listening("API server", app, config.host, config.port);
+  // Closed in reverse: the workers stop, the API finishes its requests, then the metrics server.
+  const groups: RunnableGroups = [
+    [housekeeping(context, app.log)],
+    [metricsListener],
+    [apiListener],
+    [
+      {
+        name: "webhook outbox",
+        start: () => {
+          outbox.start();
+          return Promise.resolve();
+        },
+        close: () => outbox.stop(),
+      },
+      {
+        name: "rollout step recorder",
+        start: () => {
+          rolloutSteps?.start();
+          return Promise.resolve();
+        },
+        close: async () => rolloutSteps?.stop(),
+      },
+    ],
+  ];
+  let running: StartedGroups | undefined;
   return {
     app,
     context,
     rolloutSteps,
     async listen() {
-      await enforceRetention();
-      timers.push(
-        setInterval(() => {
-          context.sessions.sweep();
-          context.throttle.sweep();
-        }, SWEEP_INTERVAL_MS).unref(),
-        setInterval(() => void enforceRetention(), RETENTION_INTERVAL_MS).unref(),
-      );
-      const url = await app.listen({ host: config.host, port: config.port });
-      const metricsUrl = await metricsApp.listen({ host: config.metricsHost, port: config.metricsPort });
-      outbox.start();
-      rolloutSteps?.start();
-      return { url, metricsUrl };
+      const started = startGroups(groups);
+      running = started;
+      await started.ready;
+      return { url: apiListener.value, metricsUrl: metricsListener.value };
     },
     async close() {
-      for (const timer of timers) clearInterval(timer);
-      await outbox.stop();
-      await rolloutSteps?.stop();
-      await app.close();
-      await metricsApp.close();
-      await store.close();
+      if (running === undefined) await Promise.all([app.close(), metricsApp.close()]);
+      else await running.close();
+      await context.store.close();
     },
   };
 }

@@ -54,19 +54,8 @@ export interface DashboardServerOptions {
   distDir?: string;
 }
 
-/**
- * `svc dashboard`: serves the built single-page app and passes `/api/*` (nothing else) to the API
- * server. Paths that are not files are the app's own routes, so they get index.html.
- */
-export async function buildDashboardServer(
-  config: DashboardConfig,
-  options: DashboardServerOptions = {},
-): Promise<DashboardServer> {
-  const distDir = options.distDir ?? DEFAULT_DIST_DIR;
-  if (!existsSync(join(distDir, PRODUCTION_STAMP))) {
-    throw new Error(`no production build of the dashboard in ${distDir}: run \`make dashboard\``);
-  }
-  const indexHtml = readFileSync(join(distDir, "index.html"), "utf8");
+/** The Fastify app with the protocol's limits and refusals: JSON {error}, then a lingering close. */
+function dashboardApp(config: DashboardConfig): FastifyInstance {
   const logger: FastifyBaseLogger = pino({ level: config.logLevel, base: { component: "dashboard" } });
   const app = Fastify({
     loggerInstance: logger,
@@ -95,7 +84,11 @@ export async function buildDashboardServer(
   });
   // A refused body still arriving is read after the answer, so that the client gets it.
   installLingeringClose(app.server);
+  return app;
+}
 
+/** The dashboard's own headers and refusals, set before the proxy so that its context inherits them. */
+function installRefusals(app: FastifyInstance): void {
   app.addHook("onSend", async (request, reply) => {
     // Proxied answers keep the API's own headers (stricter: default-src 'none', no-store); the
     // proxy's own failures set the dashboard's in onError below.
@@ -106,8 +99,7 @@ export async function buildDashboardServer(
   });
 
   // The dashboard's own refusals (a path the proxy will not pass on, a malformed body) are JSON
-  // {error} like every answer of svc, not Fastify's {statusCode, error, message}. Set before the proxy is
-  // registered, so that the proxy's context inherits it.
+  // {error} like every answer of svc, not Fastify's {statusCode, error, message}.
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = typeof error.statusCode === "number" && error.statusCode >= 400 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, "request failed");
@@ -119,11 +111,10 @@ export async function buildDashboardServer(
     if (refusal === undefined) return;
     await sendError(reply, refusal.status, refusal.error);
   });
+}
 
-  // index.html and the API's answers (the flag list: 375 KB per poll, 8 KB gzipped); the assets
-  // are sent precompressed by the static plugin, which this leaves alone (Content-Encoding set).
-  await app.register(fastifyCompress, { encodings: ["br", "gzip"] });
-
+/** `/api/*`, and nothing else, passed to the API server. */
+async function registerProxy(app: FastifyInstance, config: DashboardConfig): Promise<void> {
   await app.register(fastifyProxy, {
     upstream: config.apiUrl,
     prefix: "/api",
@@ -141,8 +132,12 @@ export async function buildDashboardServer(
       },
     },
   });
+}
 
-  // Only assets/ is served as files: index.html goes out with each response's nonce (sendApp).
+/** assets/ as files; every other GET is one of the app's routes, answered with index.html. */
+async function registerApp(app: FastifyInstance, distDir: string): Promise<void> {
+  const indexHtml = readFileSync(join(distDir, "index.html"), "utf8");
+  // Only assets/ is served as files: index.html goes out with each response's nonce.
   await app.register(fastifyStatic, {
     root: join(distDir, "assets"),
     prefix: "/assets/",
@@ -170,6 +165,27 @@ export async function buildDashboardServer(
     }
     return sendError(reply, 404, `no route ${request.method} ${path}`);
   });
+}
+
+/**
+ * `svc dashboard`: serves the built single-page app and passes `/api/*` (nothing else) to the API
+ * server. Paths that are not files are the app's own routes, so they get index.html.
+ */
+export async function buildDashboardServer(
+  config: DashboardConfig,
+  options: DashboardServerOptions = {},
+): Promise<DashboardServer> {
+  const distDir = options.distDir ?? DEFAULT_DIST_DIR;
+  if (!existsSync(join(distDir, PRODUCTION_STAMP))) {
+    throw new Error(`no production build of the dashboard in ${distDir}: run \`make dashboard\``);
+  }
+  const app = dashboardApp(config);
+  installRefusals(app);
+  // index.html and the API's answers (the flag list: 375 KB per poll, 8 KB gzipped); the assets
+  // are sent precompressed by the static plugin, which this leaves alone (Content-Encoding set).
+  await app.register(fastifyCompress, { encodings: ["br", "gzip"] });
+  await registerProxy(app, config);
+  await registerApp(app, distDir);
 
   return {
     app,

@@ -137,126 +137,160 @@ export interface SidecarHttp {
   server: Server;
 }
 
-export function createSidecarServer(parts: ServerParts): SidecarHttp {
-  const { state, stream, stats, namespace, timeouts } = parts;
-  const flagNotFoundResponse = (name: string) =>
-    errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
+function flagNotFoundResponse({ namespace }: ServerParts, name: string): PreparedResponse {
+  return errorResponse(404, `flag ${name} not found in namespace ${namespace}`);
+}
 
-  /**
-   * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the route and
-   * prepared response, undefined for any other path.
-   */
-  const readFlags = (path: string): FlagRead | undefined => {
-    if (path === "/healthz") {
-      // Ready once the first list is done; stays ready through API outages (the flags are still served).
-      return { route: "healthz", response: stats.ready ? OK : NOT_READY };
-    }
-    if (path !== "/flags" && (!path.startsWith("/flags/") || path === "/flags/stream")) return undefined;
-    if (path === "/flags")
-      return { route: "flags", response: stats.ready ? state.listResponse() : NOT_READY };
-    const rest = path.slice("/flags/".length);
-    const slash = rest.indexOf("/");
-    const name = slash === -1 ? rest : rest.slice(0, slash);
-    const entry = stats.ready ? state.get(name) : undefined;
-    const absent = stats.ready ? flagNotFoundResponse(name) : NOT_READY;
-    if (slash === -1) return { route: "flag", response: entry?.object ?? absent };
-    if (rest.slice(slash) === "/value") return { route: "value", response: entry?.value ?? absent };
-    return undefined;
-  };
+/**
+ * GET (or HEAD) of /healthz, /flags, /flags/{name} or /flags/{name}/value: the route and
+ * prepared response, undefined for any other path.
+ */
+function readFlags(parts: ServerParts, path: string): FlagRead | undefined {
+  const { state, stats } = parts;
+  if (path === "/healthz") {
+    // Ready once the first list is done; stays ready through API outages (the flags are still served).
+    return { route: "healthz", response: stats.ready ? OK : NOT_READY };
+  }
+  if (path !== "/flags" && (!path.startsWith("/flags/") || path === "/flags/stream")) return undefined;
+  if (path === "/flags") return { route: "flags", response: stats.ready ? state.listResponse() : NOT_READY };
+  const rest = path.slice("/flags/".length);
+  const slash = rest.indexOf("/");
+  const name = slash === -1 ? rest : rest.slice(0, slash);
+  const entry = stats.ready ? state.get(name) : undefined;
+  const absent = stats.ready ? flagNotFoundResponse(parts, name) : NOT_READY;
+  if (slash === -1) return { route: "flag", response: entry?.object ?? absent };
+  if (rest.slice(slash) === "/value") return { route: "value", response: entry?.value ?? absent };
+  return undefined;
+}
 
-  /** POST /ofrep/v1/evaluate/flags[/{key}], once the body is read. */
-  const evaluateOfrep = (
-    request: IncomingMessage,
-    key: string,
-    body: string | undefined,
-  ): PreparedResponse => {
-    if (body === undefined) return BODY_TOO_LARGE;
-    if (!stats.ready) return NOT_READY;
-    const single = key !== "";
-    stats.requests[single ? "ofrep_single" : "ofrep_bulk"]++;
-    const request_ = parseEvaluationRequest(body);
-    if ("problem" in request_) {
-      return prepare(
-        400,
-        JSON_TYPE,
-        evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", request_.problem),
-      );
-    }
-    if (single) {
-      const entry = state.byKey(key);
-      return entry
-        ? ofrepSingle(entry, request_.context)
-        : prepare(404, JSON_TYPE, flagNotFound(key, namespace));
-    }
-    const bulk = state.ofrepBulk(request_.context);
-    return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
-      ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
-      : bulk.response;
-  };
+/** POST /ofrep/v1/evaluate/flags[/{key}], once the body is read. */
+function evaluateOfrep(
+  { state, stats, namespace }: ServerParts,
+  request: IncomingMessage,
+  key: string,
+  body: string | undefined,
+): PreparedResponse {
+  if (body === undefined) return BODY_TOO_LARGE;
+  if (!stats.ready) return NOT_READY;
+  const single = key !== "";
+  stats.requests[single ? "ofrep_single" : "ofrep_bulk"]++;
+  const request_ = parseEvaluationRequest(body);
+  if ("problem" in request_) {
+    return prepare(
+      400,
+      JSON_TYPE,
+      evaluationFailure(single ? key : undefined, "INVALID_CONTEXT", request_.problem),
+    );
+  }
+  if (single) {
+    const entry = state.byKey(key);
+    return entry
+      ? ofrepSingle(entry, request_.context)
+      : prepare(404, JSON_TYPE, flagNotFound(key, namespace));
+  }
+  const bulk = state.ofrepBulk(request_.context);
+  return ifNoneMatchHits(request.headers["if-none-match"], bulk.etag)
+    ? { status: 304, headers: ["ETag", bulk.etag], body: EMPTY }
+    : bulk.response;
+}
 
-  /** The response to send, or undefined when the route answers by itself (stream, OFREP, metrics). */
-  const respond = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    path: string,
-  ): PreparedResponse | undefined => {
-    // HEAD is GET without a body (node:http drops the body of a HEAD response).
-    const isGet = request.method === "GET" || request.method === "HEAD";
+/** GET of the change stream or OFREP's event stream: subscribes (undefined), or the answer to send. */
+function subscribe(
+  { stats, stream }: ServerParts,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  isGet: boolean,
+): PreparedResponse | undefined {
+  if (!isGet) return methodNotAllowed("GET");
+  // Accepted before the first sync too: the initial list then arrives as update events.
+  stats.requests.stream++;
+  // A HEAD response has no body, so a stream would never end: answer the headers only.
+  if (request.method === "HEAD") return STREAM_HEAD;
+  if (path === OFREP_EVENTS_PATH) stream.subscribeOfrep(request, response);
+  else stream.subscribe(request, response);
+  return undefined;
+}
 
-    if (path === "/flags/stream" || path === OFREP_EVENTS_PATH) {
-      if (!isGet) return methodNotAllowed("GET");
-      // Accepted before the first sync too: the initial list then arrives as update events.
-      stats.requests.stream++;
-      // A HEAD response has no body, so a stream would never end: answer the headers only.
-      if (request.method === "HEAD") return STREAM_HEAD;
-      if (path === OFREP_EVENTS_PATH) stream.subscribeOfrep(request, response);
-      else stream.subscribe(request, response);
-      return undefined;
-    }
-    if (path === "/healthz" || path === "/flags" || path.startsWith("/flags/")) {
-      if (!isGet) return methodNotAllowed("GET");
-      const read = readFlags(path);
-      if (read) {
-        stats.requests[read.route]++;
-        return read.response;
-      }
-    } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
-      const rawKey = path.slice(OFREP_PREFIX.length + 1);
-      if (request.method !== "POST") return methodNotAllowed("POST");
-      if (!rawKey.includes("/")) {
-        // flagd keys are free strings (`my.Flag_X`, spaces, `/` as %2F): the path carries them encoded.
-        const key = decodedKey(rawKey);
-        if (key === undefined) {
-          const details = "the flag key in the path is not valid percent-encoding";
-          return prepare(400, JSON_TYPE, evaluationFailure(rawKey, "GENERAL", details));
-        }
-        const declared = Number(request.headers["content-length"] ?? 0);
-        if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
-        readBody(request, MAX_BODY_BYTES).then(
-          (body) => {
-            send(request, response, evaluateOfrep(request, key, body));
-          },
-          () => response.destroy(),
-        );
-        return undefined;
-      }
-    } else if (path === "/metrics") {
-      stats.requests.metrics++;
-      if (!isGet) return methodNotAllowed("GET");
-      parts
-        .metrics()
-        .then(async (registry) => {
-          send(request, response, prepare(200, registry.contentType, await registry.metrics()));
-        })
-        .catch((error: unknown) => {
-          send(request, response, errorResponse(500, `metrics: ${String(error)}`));
-        });
-      return undefined;
-    }
-    stats.requests.other++;
+/** POST under OFREP's prefix: answered once the body is read (undefined), or the refusal to send. */
+function answerOfrep(
+  parts: ServerParts,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+): PreparedResponse | undefined {
+  const rawKey = path.slice(OFREP_PREFIX.length + 1);
+  if (request.method !== "POST") return methodNotAllowed("POST");
+  if (rawKey.includes("/")) {
+    parts.stats.requests.other++;
     return NOT_FOUND;
-  };
+  }
+  // flagd keys are free strings (`my.Flag_X`, spaces, `/` as %2F): the path carries them encoded.
+  const key = decodedKey(rawKey);
+  if (key === undefined) {
+    const details = "the flag key in the path is not valid percent-encoding";
+    return prepare(400, JSON_TYPE, evaluationFailure(rawKey, "GENERAL", details));
+  }
+  const declared = Number(request.headers["content-length"] ?? 0);
+  if (declared > MAX_BODY_BYTES) return BODY_TOO_LARGE;
+  readBody(request, MAX_BODY_BYTES).then(
+    (body) => {
+      send(request, response, evaluateOfrep(parts, request, key, body));
+    },
+    () => response.destroy(),
+  );
+  return undefined;
+}
 
+/** GET /metrics: answered once the registry renders (undefined), or the refusal to send. */
+function answerMetrics(
+  parts: ServerParts,
+  request: IncomingMessage,
+  response: ServerResponse,
+  isGet: boolean,
+): PreparedResponse | undefined {
+  parts.stats.requests.metrics++;
+  if (!isGet) return methodNotAllowed("GET");
+  parts
+    .metrics()
+    .then(async (registry) => {
+      send(request, response, prepare(200, registry.contentType, await registry.metrics()));
+    })
+    .catch((error: unknown) => {
+      send(request, response, errorResponse(500, `metrics: ${String(error)}`));
+    });
+  return undefined;
+}
+
+/** The response to send, or undefined when the route answers by itself (stream, OFREP, metrics). */
+function respond(
+  parts: ServerParts,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+): PreparedResponse | undefined {
+  // HEAD is GET without a body (node:http drops the body of a HEAD response).
+  const isGet = request.method === "GET" || request.method === "HEAD";
+  if (path === "/flags/stream" || path === OFREP_EVENTS_PATH)
+    return subscribe(parts, request, response, path, isGet);
+  if (path === "/healthz" || path === "/flags" || path.startsWith("/flags/")) {
+    if (!isGet) return methodNotAllowed("GET");
+    const read = readFlags(parts, path);
+    if (read) {
+      parts.stats.requests[read.route]++;
+      return read.response;
+    }
+  } else if (path === OFREP_PREFIX || path.startsWith(`${OFREP_PREFIX}/`)) {
+    return answerOfrep(parts, request, response, path);
+  } else if (path === "/metrics") {
+    return answerMetrics(parts, request, response, isGet);
+  }
+  parts.stats.requests.other++;
+  return NOT_FOUND;
+}
+
+export function createSidecarServer(parts: ServerParts): SidecarHttp {
+  const { stats, timeouts } = parts;
   const server = createServer(
     {
       headersTimeout: timeouts.headersTimeoutMs,
@@ -275,7 +309,7 @@ export function createSidecarServer(parts: ServerParts): SidecarHttp {
         send(request, response, REMOTE_REFUSED);
         return;
       }
-      const prepared = respond(request, response, path);
+      const prepared = respond(parts, request, response, path);
       if (prepared) send(request, response, prepared);
     },
   );
