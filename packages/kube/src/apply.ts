@@ -3,11 +3,10 @@
 // set before and no longer states (an env var, a ConfigMap key, a finalizer) without touching
 // fields of other managers. Also the reads and deletes that go with it, over the cluster's
 // shared, time-bounded connection pool.
-import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
-import { fetch } from "undici";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { FIELD_MANAGER } from "./crds.ts";
 import { KubeApiError } from "@svc/kube-wire";
-import { ClusterTransport, statusError } from "./registry/transport.ts";
+import { ClusterTransport, type Payload } from "./registry/transport.ts";
 
 /** The identity of an object: enough to find its URL. */
 export interface ObjectReference {
@@ -87,12 +86,10 @@ export interface ObjectWriterOptions {
 }
 
 export class ObjectWriter {
-  readonly #kubeConfig: KubeConfig;
   readonly #transport: ClusterTransport;
   readonly #options: ObjectWriterOptions;
 
   constructor(kubeConfig: KubeConfig, options: ObjectWriterOptions) {
-    this.#kubeConfig = kubeConfig;
     this.#transport = new ClusterTransport(kubeConfig);
     this.#options = options;
   }
@@ -220,36 +217,16 @@ export class ObjectWriter {
     await this.#transport.close();
   }
 
-  async #request(
+  #request(
     method: "GET" | "POST" | "PATCH" | "DELETE",
     pathAndQuery: string,
-    payload?: { "content-type": string; body: string },
+    payload?: Payload,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const url = this.#transport.server + pathAndQuery;
-    const context = new RequestContext(url, HttpMethod.GET);
-    await this.#kubeConfig.applySecurityAuthentication(context);
-    const response = await fetch(url, {
-      method,
-      headers: {
-        ...context.getHeaders(),
-        accept: "application/json",
-        "user-agent": "svc",
-        ...(payload === undefined ? {} : { "content-type": payload["content-type"] }),
-      },
-      ...(payload === undefined ? {} : { body: payload.body }),
-      dispatcher: await this.#transport.dispatcher(),
-      signal: AbortSignal.any([
-        AbortSignal.timeout(this.#options.timeoutMs),
-        ...(signal === undefined ? [] : [signal]),
-      ]),
+    return this.#transport.request(method, pathAndQuery, {
+      payload,
+      timeoutMs: this.#options.timeoutMs,
+      signal,
     });
-    if (response.status < 200 || response.status > 299) {
-      const error = await statusError(response);
-      const what = `${method} ${pathAndQuery.split("?")[0] ?? ""}`;
-      throw new KubeApiError(error.status, `${what}: ${error.message}`, error.reason);
-    }
-    const text = await response.text();
-    return text === "" ? undefined : JSON.parse(text);
   }
 }

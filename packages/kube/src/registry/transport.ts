@@ -5,6 +5,7 @@
 // clients handed to callers share its pool and its timeout (see boundedClients).
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
+import type { RequestOptions } from "node:https";
 import { Agent, fetch, type Dispatcher } from "undici";
 
 export interface WatchEvent {
@@ -13,6 +14,12 @@ export interface WatchEvent {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+/** A request's body and its media type. */
+export interface Payload {
+  "content-type": string;
+  body: string;
+}
 
 export class ClusterTransport {
   readonly server: string;
@@ -41,7 +48,7 @@ export class ClusterTransport {
   /** GET a JSON document, the whole exchange bounded by `timeoutMs`. */
   async getJson(path: string, query: Query, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
     const url = this.#url(path, query);
-    const { headers } = await this.#authenticate(url);
+    const headers = await this.#headers();
     const timeout = AbortSignal.timeout(timeoutMs);
     const response = await fetch(url, {
       headers: { ...headers, accept: "application/json" },
@@ -65,7 +72,7 @@ export class ClusterTransport {
     onEvent: (event: WatchEvent) => void,
   ): Promise<void> {
     const url = this.#url(path, { ...query, watch: true });
-    const { headers } = await this.#authenticate(url);
+    const headers = await this.#headers();
     const connecting = new AbortController();
     const connectTimer = setTimeout(() => {
       connecting.abort(new DOMException(`no answer in ${connectTimeoutMs} ms`, "TimeoutError"));
@@ -95,6 +102,40 @@ export class ClusterTransport {
     }
   }
 
+  /**
+   * Any call, bounded by `timeoutMs`: the answer's JSON (undefined when empty), or a
+   * KubeApiError naming the method and path for a status outside 2xx.
+   */
+  async request(
+    method: "GET" | "POST" | "PATCH" | "DELETE",
+    pathAndQuery: string,
+    {
+      payload,
+      timeoutMs,
+      signal,
+    }: { payload?: Payload | undefined; timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<unknown> {
+    const response = await fetch(this.server + pathAndQuery, {
+      method,
+      headers: {
+        ...(await this.#headers()),
+        accept: "application/json",
+        "user-agent": "svc",
+        ...(payload === undefined ? {} : { "content-type": payload["content-type"] }),
+      },
+      ...(payload === undefined ? {} : { body: payload.body }),
+      dispatcher: await this.dispatcher(),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal === undefined ? [] : [signal])]),
+    });
+    if (response.status < 200 || response.status > 299) {
+      const error = await statusError(response);
+      const what = `${method} ${pathAndQuery.split("?")[0] ?? ""}`;
+      throw new KubeApiError(error.status, `${what}: ${error.message}`, error.reason);
+    }
+    const text = await response.text();
+    return text === "" ? undefined : JSON.parse(text);
+  }
+
   /** Closes the connection pool (idle and active connections alike). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -111,13 +152,28 @@ export class ClusterTransport {
     return url.toString();
   }
 
-  /** Headers (a bearer token is read again each time, as a rotated token file must be) and TLS pool. */
-  async #authenticate(
-    url: string,
-  ): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
+  /** The connection pool client-node would make: its TLS settings, CA and proxy (once per transport). */
+  async #authenticate(url: string): Promise<{ dispatcher: Dispatcher | undefined }> {
     const context = new RequestContext(url, HttpMethod.GET);
     await this.#kubeConfig.applySecurityAuthentication(context);
-    return { headers: context.getHeaders(), dispatcher: context.getDispatcher() };
+    return { dispatcher: context.getDispatcher() };
+  }
+
+  /**
+   * The credentials' headers of one request: a bearer token is read again each time, as a rotated
+   * token file must be. Through client-node's https options, which reuse its cached agent,
+   * rather than its request context, which builds a new connection pool each call.
+   */
+  async #headers(): Promise<Record<string, string>> {
+    const options: RequestOptions = {};
+    await this.#kubeConfig.applyToHTTPSOptions(options);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      if (value !== undefined)
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+    if (typeof options.auth === "string")
+      headers["authorization"] = `Basic ${Buffer.from(options.auth).toString("base64")}`;
+    return headers;
   }
 }
 
