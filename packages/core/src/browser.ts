@@ -49,6 +49,7 @@ export type {
   RolloutWorkload,
   Wave,
 } from "./rollouts/flag-rollout.ts";
+export type { RolloutView } from "./rollouts/rollout-view.ts";
 export * from "./users/grants.ts";
 export * from "./users/route-scope.ts";
 export { protectedRefusal, OVERRIDE_REASON_HEADER } from "./rollouts/protected-writes.ts";

@@ -42,6 +42,7 @@ export * from "./rollouts/rollout-health.ts";
 export * from "./rollouts/rollout-waves.ts";
 export * from "./rollouts/rollout-canary.ts";
 export * from "./rollouts/rollout-plan.ts";
+export * from "./rollouts/rollout-view.ts";
 export * from "./rollouts/rollout-audit.ts";
 export * from "./rollouts/rollout-approval.ts";
 export * from "./rollouts/protected-writes.ts";

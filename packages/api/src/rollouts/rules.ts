@@ -7,6 +7,7 @@ import {
   ROLLOUT_AUTHOR_ANNOTATION,
   ROLLOUT_CHANGE_FIELDS,
   resolveWaves,
+  shownRolloutPhase,
   type Approval,
   type FeatureFlagSpec,
   type FlagRolloutResource,
@@ -34,7 +35,7 @@ const refusal = (status: Refusal["status"], error: string): { ok: false } & Refu
 
 /** The phase the API shows and filters by: a plan the operator has not picked up yet is Pending. */
 export function shownPhase(plan: Plan): RolloutPhase {
-  return plan.status?.phase ?? "Pending";
+  return shownRolloutPhase(plan.status);
 }
 
 /** A finished plan never changes again; one without a phase yet is unfinished. */

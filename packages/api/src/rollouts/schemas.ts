@@ -7,6 +7,7 @@ import {
   FlagRolloutSpec,
   FlagRolloutStatus,
   ROLLOUT_PHASES,
+  RolloutView,
 } from "@svc/core";
 import Type from "typebox";
 import { ListOf, PAGING_QUERY } from "../http/list-reply.ts";
@@ -91,20 +92,6 @@ export const RolloutListQuery = Type.Object(
 );
 export type RolloutListQuery = Type.Static<typeof RolloutListQuery>;
 
-/** A plan as the API shows it: what was asked (spec) and how far the operator got (status). */
-export const RolloutView = Type.Object(
-  {
-    name: Type.String(),
-    author: Type.String({
-      description: "The user who created the plan through the API; empty for a plan made otherwise.",
-    }),
-    createdAt: Type.String({ format: "date-time" }),
-    spec: FlagRolloutSpec,
-    // Written by the operator ({} until it picks the plan up), but for approval (the API's).
-    status: FlagRolloutStatus,
-  },
-  { additionalProperties: false },
-);
-export type RolloutView = Type.Static<typeof RolloutView>;
-
+// The plan's view is core's (the dashboard and the CLI read the same one); the routes take it from here.
+export { RolloutView };
 export const RolloutList = ListOf(RolloutView);

@@ -1,7 +1,8 @@
 import { pageAfter, compareKeys, type SortKey, type SortKeyShape } from "@svc/core";
 import { listPageJson, type ListPaging } from "../http/list-reply.ts";
 import { authorOf, shownPhase, type Plan } from "./rules.ts";
-import type { RolloutListQuery, RolloutView } from "./schemas.ts";
+import type { RolloutView } from "@svc/core";
+import type { RolloutListQuery } from "./schemas.ts";
 
 function createdAt(plan: Plan): string {
   const created = plan.metadata.creationTimestamp;

@@ -8,23 +8,19 @@ import {
   type FlagRolloutStatus,
   type RolloutCluster,
   type RolloutPhase,
+  type RolloutView,
   type RolloutWave,
   type Wave,
+  shownRolloutPhase,
 } from "@svc/core";
 import type { Output } from "./options.ts";
 import { renderData, shorten, table } from "./render.ts";
 
 /** A plan as GET /api/v1/rollouts/{name} answers it; `status` is {} until the operator writes one. */
-export interface RolloutView {
-  name: string;
-  author: string;
-  createdAt: string;
-  spec: FlagRolloutSpec;
-  status: FlagRolloutStatus;
-}
+export type { RolloutView };
 
 /** A plan the operator has not picked up yet is Pending, as the API shows and filters it. */
-export const shownPhase = (view: RolloutView): RolloutPhase => view.status.phase ?? "Pending";
+export const shownPhase = (view: RolloutView): RolloutPhase => shownRolloutPhase(view.status);
 export const isFinished = (view: RolloutView) => FINISHED_ROLLOUT_PHASES.includes(shownPhase(view));
 
 /** The phase, and what the plan was asked that the operator has not acted on yet. */

@@ -7,6 +7,7 @@ import { DNS1123_LABEL, DNS1123_LABEL_MAX, isLabelKey } from "../schema/names.ts
 import {
   FINISHED_ROLLOUT_PHASES,
   ROLLOUT_PHASES,
+  shownRolloutPhase,
   WAVE_PHASES,
   WORKLOAD_HEALTH,
   type RolloutPhase,
@@ -171,6 +172,7 @@ export type FlagRolloutSpec = Type.Static<typeof FlagRolloutSpec>;
 export {
   FINISHED_ROLLOUT_PHASES,
   ROLLOUT_PHASES,
+  shownRolloutPhase,
   WAVE_PHASES,
   WORKLOAD_HEALTH,
   type RolloutPhase,
@@ -330,7 +332,7 @@ export interface FlagRolloutResource {
 
 /** A plan that will not change any more. */
 export function isFinishedPlan(status: FlagRolloutStatus | undefined): boolean {
-  return FINISHED_ROLLOUT_PHASES.includes(status?.phase ?? "Pending");
+  return FINISHED_ROLLOUT_PHASES.includes(shownRolloutPhase(status));
 }
 
 /**

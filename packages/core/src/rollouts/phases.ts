@@ -12,6 +12,14 @@ export const ROLLOUT_PHASES = [
   "Failed",
 ] as const;
 export type RolloutPhase = (typeof ROLLOUT_PHASES)[number];
+/**
+ * The phase a plan is shown and filtered in: one the operator has not picked up yet (no phase
+ * written) is Pending. The API, the dashboard, the CLI and the planner all read it here.
+ */
+export function shownRolloutPhase(status: { phase?: RolloutPhase | undefined } | undefined): RolloutPhase {
+  return status?.phase ?? "Pending";
+}
+
 /** Phases a plan never leaves. */
 export const FINISHED_ROLLOUT_PHASES: readonly RolloutPhase[] = [
   "Succeeded",

@@ -28,6 +28,7 @@ import {
   type PlanCluster,
 } from "./rollout-waves.ts";
 import { approvalHolds } from "./rollout-approval.ts";
+import { shownRolloutPhase } from "./phases.ts";
 import { describeErrors } from "../schema/validation.ts";
 
 /** How often an applied wave's workloads are looked at while it bakes. */
@@ -93,7 +94,7 @@ export function clustersToObserve(
     const resolved = resolveWaves(spec.waves, clusters);
     return resolved.ok ? (resolved.waves[0] ?? []) : [];
   }
-  if (FINISHED_ROLLOUT_PHASES.includes(status.phase ?? "Pending")) return [];
+  if (FINISHED_ROLLOUT_PHASES.includes(shownRolloutPhase(status))) return [];
   if (status.phase === "RollingBack" || spec.abort === true)
     return waves.flatMap((w) => w.clusters.filter((c) => APPLIED.has(c.phase)).map((c) => c.id));
   const current = status.currentWave ?? 0;
@@ -118,7 +119,7 @@ class Round {
   }
 
   run(): PlanDecision {
-    const phase = this.status.phase ?? "Pending";
+    const phase = shownRolloutPhase(this.status);
     if (!FINISHED_ROLLOUT_PHASES.includes(phase)) {
       if (this.status.waves === undefined) this.#beforeStart();
       if (this.status.waves !== undefined && !this.#finished()) {
@@ -137,7 +138,7 @@ class Round {
   }
 
   #finished(): boolean {
-    return FINISHED_ROLLOUT_PHASES.includes(this.status.phase ?? "Pending");
+    return FINISHED_ROLLOUT_PHASES.includes(shownRolloutPhase(this.status));
   }
 
   #now(): string {

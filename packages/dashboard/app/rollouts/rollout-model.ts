@@ -5,6 +5,7 @@
 import {
   FINISHED_PHASES,
   ROLLOUT_PHASES,
+  shownRolloutPhase,
   type RolloutPhase,
   type RolloutView,
   type WavePhase,
@@ -48,7 +49,7 @@ const HEALTH_BADGES: Readonly<Record<WorkloadHealth, Badge>> = {
 
 /** The plan's phase as the API shows and filters it: Pending until the operator writes one. */
 export function planPhase(view: Pick<RolloutView, "status">): RolloutPhase {
-  return view.status.phase ?? "Pending";
+  return shownRolloutPhase(view.status);
 }
 
 export function isFinished(view: Pick<RolloutView, "status">): boolean {

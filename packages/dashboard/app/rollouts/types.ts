@@ -4,12 +4,14 @@ import type { FlagRolloutSpec, FlagRolloutStatus, Wave } from "@svc/core/browser
 export {
   FINISHED_ROLLOUT_PHASES as FINISHED_PHASES,
   ROLLOUT_PHASES,
+  shownRolloutPhase,
   type RolloutPhase,
   type WavePhase,
   type WorkloadHealthState as WorkloadHealth,
 } from "@svc/core/browser";
 export type {
   Approval,
+  RolloutView,
   RolloutChange,
   RolloutCluster,
   RolloutWave,
@@ -18,16 +20,6 @@ export type {
 export type RolloutSpec = FlagRolloutSpec;
 export type RolloutStatus = FlagRolloutStatus;
 export type WaveSpec = Wave;
-
-/** GET /api/v1/rollouts[/{name}]: `status` is {} until the operator picks the plan up. */
-export interface RolloutView {
-  name: string;
-  /** The user who created it through the API; empty for a plan applied with kubectl. */
-  author: string;
-  createdAt: string;
-  spec: RolloutSpec;
-  status: RolloutStatus;
-}
 
 /** POST /api/v1/rollouts: a spec, and the plan's name when the user picks it. */
 export type RolloutCreateBody = Omit<RolloutSpec, "paused" | "abort" | "skipBake"> & { name?: string };
