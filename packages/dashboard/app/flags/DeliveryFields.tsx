@@ -9,6 +9,13 @@ import { Field } from "../ui/Field.tsx";
 import { SelectorEditor } from "./editors.tsx";
 import { selectorField, type FlagForm } from "./form-model.ts";
 
+/** What each part of the delivery fields reads and changes. */
+interface DeliveryPartProps {
+  form: FlagForm;
+  update: (patch: Partial<FlagForm>) => void;
+  problem: (field: string) => string | undefined;
+}
+
 const KIND_LABEL: Record<DeliveryKind, { title: string; hint: string }> = {
   envVar: { title: "Environment variable", hint: "set in every container; a change rolls the workload" },
   configMap: {
@@ -21,40 +28,36 @@ const KIND_LABEL: Record<DeliveryKind, { title: string; hint: string }> = {
   },
 };
 
-/** The delivery kind, its own fields, and the label selector. */
-export function DeliveryFields({
-  form,
-  update,
-  problem,
-}: {
-  form: FlagForm;
-  update: (patch: Partial<FlagForm>) => void;
-  problem: (field: string) => string | undefined;
-}) {
+function KindChoice({ form, update }: Omit<DeliveryPartProps, "problem">) {
   return (
-    <fieldset className="delivery">
-      <legend>Delivery</legend>
-      <RadioGroup.Root
-        className="radio-group"
-        aria-label="Delivery kind"
-        value={form.kind}
-        onValueChange={(value) => {
-          const kind = DELIVERY_KINDS.find((k) => k === value);
-          if (kind !== undefined) update({ kind });
-        }}
-      >
-        {DELIVERY_KINDS.map((kind) => (
-          <label key={kind} className="radio">
-            <RadioGroup.Item value={kind} className="radio-item">
-              <RadioGroup.Indicator className="radio-indicator" />
-            </RadioGroup.Item>
-            <span>
-              <strong>{KIND_LABEL[kind].title}</strong>
-              <span className="hint"> — {KIND_LABEL[kind].hint}</span>
-            </span>
-          </label>
-        ))}
-      </RadioGroup.Root>
+    <RadioGroup.Root
+      className="radio-group"
+      aria-label="Delivery kind"
+      value={form.kind}
+      onValueChange={(value) => {
+        const kind = DELIVERY_KINDS.find((k) => k === value);
+        if (kind !== undefined) update({ kind });
+      }}
+    >
+      {DELIVERY_KINDS.map((kind) => (
+        <label key={kind} className="radio">
+          <RadioGroup.Item value={kind} className="radio-item">
+            <RadioGroup.Indicator className="radio-indicator" />
+          </RadioGroup.Item>
+          <span>
+            <strong>{KIND_LABEL[kind].title}</strong>
+            <span className="hint"> — {KIND_LABEL[kind].hint}</span>
+          </span>
+        </label>
+      ))}
+    </RadioGroup.Root>
+  );
+}
+
+/** The fields of the chosen delivery kind. */
+function KindFields({ form, update, problem }: DeliveryPartProps) {
+  return (
+    <>
       {form.kind === "envVar" && (
         <Field
           label="Variable name"
@@ -117,6 +120,17 @@ export function DeliveryFields({
           )}
         </Field>
       )}
+    </>
+  );
+}
+
+/** The delivery kind, its own fields, and the label selector. */
+export function DeliveryFields({ form, update, problem }: DeliveryPartProps) {
+  return (
+    <fieldset className="delivery">
+      <legend>Delivery</legend>
+      <KindChoice form={form} update={update} />
+      <KindFields form={form} update={update} problem={problem} />
       <SelectorEditor
         rows={form.labels}
         onChange={(labels) => {
