@@ -2,24 +2,13 @@
 // the flags' status. runOperator starts its parts (operator-parts.ts) in groups and owns the
 // lifecycle (lifecycle.ts): the metrics server and the hub's writer, then leader election (or,
 // with sharding, the cluster Leases); once this replica leads, the parts that act.
-import type { KubeConfig } from "@kubernetes/client-node";
-import type { Logger } from "pino";
-import type { ClusterRegistryOptions } from "@svc/kube";
 import { closing, startGroups, StartAborted, type StartedGroups } from "@svc/process";
-import type { OperatorConfig } from "./config.ts";
 import { runLeaderElection } from "./leader-election.ts";
-import { actingGroups, OperatorParts } from "./operator-parts.ts";
+import { actingGroups, OperatorParts, type OperatorOptions } from "./operator-parts.ts";
 
 export { DEFAULT_SIDECAR_IMAGE, parseOperatorConfig, type OperatorConfig } from "./config.ts";
 export { DELIVERY_FINALIZER } from "@svc/core";
-
-export interface OperatorOptions extends OperatorConfig {
-  /** Overrides KUBECONFIG / in-cluster discovery. */
-  kubeConfig?: KubeConfig;
-  log?: Logger;
-  /** Overrides of the cluster registry's timings (tests). */
-  registry?: Partial<Omit<ClusterRegistryOptions, "hubKubeConfig" | "logger">>;
-}
+export type { OperatorOptions } from "./operator-parts.ts";
 
 export interface RunningOperator {
   /** http://host:port of /metrics, /healthz and /readyz. */

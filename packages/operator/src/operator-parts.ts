@@ -8,18 +8,32 @@ import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { pino, type Logger } from "pino";
 import { clusterResyncMs } from "@svc/core";
-import { ClusterRegistry, KubeApiError, ObjectWriter, type ConnectedCluster } from "@svc/kube";
+import {
+  ClusterRegistry,
+  KubeApiError,
+  ObjectWriter,
+  type ClusterRegistryOptions,
+  type ConnectedCluster,
+} from "@svc/kube";
 import { closing, part, type Part, type Runnable, type RunnableGroups } from "@svc/process";
 import { ClusterController } from "./cluster-controller.ts";
 import { ClusterQueues } from "./cluster-queues.ts";
 import { ClusterStatusReporter, ensureHubCrds } from "./cluster-status.ts";
-import type { OperatorOptions } from "./index.ts";
+import type { OperatorConfig } from "./config.ts";
 import { holdsLead, nextOperatorState, type OperatorEvent, type OperatorState } from "./lifecycle.ts";
 import { createOperatorMetrics, queueObservers } from "./metrics.ts";
 import { metricsServer } from "./metrics-server.ts";
 import { RolloutController } from "./rollout-controller.ts";
 import { RolloutDriver } from "./rollout-driver.ts";
 import { ClusterShards } from "./sharding.ts";
+
+export interface OperatorOptions extends OperatorConfig {
+  /** Overrides KUBECONFIG / in-cluster discovery. */
+  kubeConfig?: KubeConfig;
+  log?: Logger;
+  /** Overrides of the cluster registry's timings (tests). */
+  registry?: Partial<Omit<ClusterRegistryOptions, "hubKubeConfig" | "logger">>;
+}
 
 /** The operator's state; its leader metric and /readyz follow it (lifecycle.ts decides). */
 export class Lifecycle {

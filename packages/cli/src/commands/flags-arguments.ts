@@ -2,7 +2,9 @@
 import { fieldPath, type Delivery, type Validated } from "@svc/core";
 import { settingsReader, type Environment } from "@svc/core/schema/settings";
 
-export const DEFAULT_SERVER = "http://127.0.0.1:8090";
+import { DEFAULT_SERVER } from "../flags/connection.ts";
+
+export { DEFAULT_SERVER };
 
 export const FLAGS_USAGE = `usage:
   svc flags import <file> --namespace N --cluster C --selector k=v[,k=v]
