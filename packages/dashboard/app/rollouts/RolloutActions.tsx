@@ -72,14 +72,60 @@ function DecisionDialog({ plan, decision }: { plan: RolloutView; decision: "appr
   );
 }
 
+/** Abort, once confirmed: the operator rolls back what the plan applied. */
+function AbortDialog({ plan, onConfirm }: { plan: RolloutView; onConfirm: () => Promise<void> }) {
+  return (
+    <ConfirmDialog
+      trigger={
+        <button type="button" className="danger-outline">
+          Abort
+        </button>
+      }
+      title={`Abort rollout ${plan.name}?`}
+      description={
+        <p>
+          The operator will roll back every applied wave: each cluster the change reached gets the flag&apos;s
+          fields back as they were before the plan. No further wave starts.
+        </p>
+      }
+      confirmLabel="Abort and roll back"
+      onConfirm={onConfirm}
+    />
+  );
+}
+
+/** Delete a finished plan, once confirmed, then go back to the list. */
+function DeleteDialog({ plan }: { plan: RolloutView }) {
+  const navigate = useNavigate();
+  const remove = useDeleteRollout();
+  return (
+    <ConfirmDialog
+      trigger={
+        <button type="button" className="danger-outline">
+          Delete
+        </button>
+      }
+      title={`Delete rollout ${plan.name}?`}
+      description={
+        <p>
+          The plan and its timeline go; the flag stays as the plan left it. The audit log keeps its history.
+        </p>
+      }
+      confirmLabel="Delete rollout"
+      onConfirm={async () => {
+        await remove.mutateAsync(plan.name);
+        void navigate("/rollouts");
+      }}
+    />
+  );
+}
+
 /** The buttons a plan offers in its state to the signed-in user's roles there, and what they did. */
 export function RolloutActions({ plan }: { plan: RolloutView }) {
   const user = useUser();
   const { canInEvery } = useAccess();
   const clusters = useClusters();
-  const navigate = useNavigate();
   const act = useSpecAction(plan.name);
-  const remove = useDeleteRollout();
   const [done, setDone] = useState<string>();
   // The user's role in every cluster of the plan's waves, in its flag's namespace.
   const scopes = planScopes(plan, clusters.data ?? []);
@@ -114,20 +160,8 @@ export function RolloutActions({ plan }: { plan: RolloutView }) {
         {button("resume")}
         {button("skip-bake")}
         {actions.includes("abort") && (
-          <ConfirmDialog
-            trigger={
-              <button type="button" className="danger-outline">
-                Abort
-              </button>
-            }
-            title={`Abort rollout ${plan.name}?`}
-            description={
-              <p>
-                The operator will roll back every applied wave: each cluster the change reached gets the
-                flag&apos;s fields back as they were before the plan. No further wave starts.
-              </p>
-            }
-            confirmLabel="Abort and roll back"
+          <AbortDialog
+            plan={plan}
             onConfirm={async () => {
               setDone(undefined);
               await act.mutateAsync("abort");
@@ -135,27 +169,7 @@ export function RolloutActions({ plan }: { plan: RolloutView }) {
             }}
           />
         )}
-        {actions.includes("delete") && (
-          <ConfirmDialog
-            trigger={
-              <button type="button" className="danger-outline">
-                Delete
-              </button>
-            }
-            title={`Delete rollout ${plan.name}?`}
-            description={
-              <p>
-                The plan and its timeline go; the flag stays as the plan left it. The audit log keeps its
-                history.
-              </p>
-            }
-            confirmLabel="Delete rollout"
-            onConfirm={async () => {
-              await remove.mutateAsync(plan.name);
-              void navigate("/rollouts");
-            }}
-          />
-        )}
+        {actions.includes("delete") && <DeleteDialog plan={plan} />}
       </div>
       <p className="success" role="status">
         {done}

@@ -1,4 +1,4 @@
-import { Link, useSearchParams } from "react-router";
+import { Link } from "react-router";
 import { useAccess } from "../session/session.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, Loading, QueryState } from "../ui/states.tsx";
@@ -7,6 +7,7 @@ import { PhaseBadge } from "./Badge.tsx";
 import { useRolloutPages } from "./queries.ts";
 import { currentWaveText, filterOf, flagOf, planBadge, planPhase, rolloutHref } from "./rollout-model.ts";
 import { ROLLOUT_PHASES, type RolloutView } from "./types.ts";
+import { useRolloutFilter } from "./useRolloutFilter.ts";
 
 function RolloutRow({ plan }: { plan: RolloutView }) {
   return (
@@ -27,19 +28,101 @@ function RolloutRow({ plan }: { plan: RolloutView }) {
   );
 }
 
+/** The phase filter, and the flag filter when a flag's page linked here. */
+function RolloutFilters({
+  filter,
+  update,
+}: {
+  filter: ReturnType<typeof filterOf>;
+  update: (key: "phase" | "flag", value: string) => void;
+}) {
+  return (
+    <div className="toolbar" role="search">
+      <label className="field">
+        <span>Phase</span>
+        <select
+          value={filter.phase ?? ""}
+          onChange={(event) => {
+            update("phase", event.target.value);
+          }}
+        >
+          <option value="">All phases</option>
+          {ROLLOUT_PHASES.map((phase) => (
+            <option key={phase} value={phase}>
+              {planBadge(phase).label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {filter.flag !== undefined && (
+        <p className="hint">
+          Plans of flag <code>{filter.flag}</code>.{" "}
+          <button
+            type="button"
+            onClick={() => {
+              update("flag", "");
+            }}
+          >
+            Show every flag&apos;s
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The plans loaded so far, and a button to load the next page. */
+function RolloutTable({
+  plans,
+  loadingMore,
+  hasMore,
+  onMore,
+}: {
+  plans: RolloutView[];
+  loadingMore: boolean;
+  hasMore: boolean;
+  onMore: () => void;
+}) {
+  return (
+    <>
+      <div className="table-wrap">
+        <table aria-label="Rollouts">
+          <thead>
+            <tr>
+              <th scope="col">Plan</th>
+              <th scope="col">Flag</th>
+              <th scope="col">Phase</th>
+              <th scope="col">Wave</th>
+              <th scope="col">Author</th>
+              <th scope="col">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plans.map((plan) => (
+              <RolloutRow key={plan.name} plan={plan} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {loadingMore ? (
+        <Loading what="more rollouts" />
+      ) : (
+        hasMore && (
+          <button type="button" onClick={onMore}>
+            Show more rollouts
+          </button>
+        )
+      )}
+    </>
+  );
+}
+
 /** Every plan, newest first: flag, phase, the wave in flight, author, age; filtered by phase. */
 export function RolloutsPage() {
-  const [params, setParams] = useSearchParams();
-  const filter = filterOf(params);
+  const { filter, update } = useRolloutFilter();
   const pages = useRolloutPages(filter);
   const { canSomewhere } = useAccess();
   const plans = pages.data?.pages.flatMap((page) => page.items);
-  const update = (key: "phase" | "flag", value: string) => {
-    const next = new URLSearchParams(params);
-    if (value === "") next.delete(key);
-    else next.set(key, value);
-    setParams(next, { replace: true });
-  };
   return (
     <>
       <PageHeader
@@ -52,37 +135,7 @@ export function RolloutsPage() {
           )
         }
       />
-      <div className="toolbar" role="search">
-        <label className="field">
-          <span>Phase</span>
-          <select
-            value={filter.phase ?? ""}
-            onChange={(event) => {
-              update("phase", event.target.value);
-            }}
-          >
-            <option value="">All phases</option>
-            {ROLLOUT_PHASES.map((phase) => (
-              <option key={phase} value={phase}>
-                {planBadge(phase).label}
-              </option>
-            ))}
-          </select>
-        </label>
-        {filter.flag !== undefined && (
-          <p className="hint">
-            Plans of flag <code>{filter.flag}</code>.{" "}
-            <button
-              type="button"
-              onClick={() => {
-                update("flag", "");
-              }}
-            >
-              Show every flag&apos;s
-            </button>
-          </p>
-        )}
-      </div>
+      <RolloutFilters filter={filter} update={update} />
       <QueryState query={{ ...pages, data: plans }} what="rollouts">
         {(list) =>
           list.length === 0 ? (
@@ -98,41 +151,14 @@ export function RolloutsPage() {
               </p>
             </EmptyState>
           ) : (
-            <>
-              <div className="table-wrap">
-                <table aria-label="Rollouts">
-                  <thead>
-                    <tr>
-                      <th scope="col">Plan</th>
-                      <th scope="col">Flag</th>
-                      <th scope="col">Phase</th>
-                      <th scope="col">Wave</th>
-                      <th scope="col">Author</th>
-                      <th scope="col">Created</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((plan) => (
-                      <RolloutRow key={plan.name} plan={plan} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              {pages.isFetchingNextPage ? (
-                <Loading what="more rollouts" />
-              ) : (
-                pages.hasNextPage && (
-                  <button
-                    type="button"
-                    onClick={() => {
-                      void pages.fetchNextPage();
-                    }}
-                  >
-                    Show more rollouts
-                  </button>
-                )
-              )}
-            </>
+            <RolloutTable
+              plans={list}
+              loadingMore={pages.isFetchingNextPage}
+              hasMore={pages.hasNextPage}
+              onMore={() => {
+                void pages.fetchNextPage();
+              }}
+            />
           )
         }
       </QueryState>

@@ -49,100 +49,116 @@ function ClusterChoice({
   );
 }
 
+/** What one wave's parts read and change. */
+interface WavePartProps {
+  index: number;
+  wave: WaveForm;
+  problem: ProblemOf;
+  update: (patch: Partial<WaveForm>) => void;
+}
+
+/** How the wave names its clusters, how long it bakes, and the share of workloads changed first. */
+function WaveSettings({ index, wave, problem, update }: WavePartProps) {
+  const at = `waves.${index}`;
+  return (
+    <div className="form-grid">
+      <Field label={`Wave ${index} clusters by`}>
+        {(control) => (
+          <select
+            {...control}
+            value={wave.by}
+            onChange={(event) => {
+              update({ by: event.target.value === "selector" ? "selector" : "clusters" });
+            }}
+          >
+            <option value="clusters">id (choose them)</option>
+            <option value="selector">labels (a selector)</option>
+          </select>
+        )}
+      </Field>
+      <Field
+        label={`Wave ${index} bake seconds`}
+        hint="How long its workloads must stay healthy, once delivered and healthy, before the next wave."
+        problem={problem(`${at}.bakeSeconds`)}
+      >
+        {(control) => (
+          <input
+            {...control}
+            inputMode="numeric"
+            value={wave.bakeSeconds}
+            onChange={(event) => {
+              update({ bakeSeconds: event.target.value });
+            }}
+          />
+        )}
+      </Field>
+      <Field
+        label={`Wave ${index} workloads first (%)`}
+        hint="Change this share of each cluster's matching workloads first; once they baked healthy, all of them. Empty: all at once. envVar and sidecar flags."
+        problem={problem(`${at}.workloadPercent`)}
+      >
+        {(control) => (
+          <input
+            {...control}
+            inputMode="numeric"
+            placeholder="all at once"
+            value={wave.workloadPercent}
+            onChange={(event) => {
+              update({ workloadPercent: event.target.value });
+            }}
+          />
+        )}
+      </Field>
+    </div>
+  );
+}
+
+/** The wave's clusters: chosen by id, or a label selector. */
+function WaveClusters({ index, wave, problem, update }: WavePartProps) {
+  const at = `waves.${index}`;
+  return wave.by === "clusters" ? (
+    <ClusterChoice
+      index={index}
+      wave={wave}
+      problem={problem(`${at}.clusters`)}
+      onChange={(clusters) => {
+        update({ clusters });
+      }}
+    />
+  ) : (
+    <Field
+      label={`Wave ${index} cluster labels`}
+      hint="key=value, comma-separated: every registered cluster carrying all of them."
+      problem={problem(`${at}.clusterSelector`)}
+    >
+      {(control) => (
+        <input
+          {...control}
+          autoComplete="off"
+          placeholder="region=eu"
+          value={wave.selector}
+          onChange={(event) => {
+            update({ selector: event.target.value });
+          }}
+        />
+      )}
+    </Field>
+  );
+}
+
 function WaveRow({
   index,
   wave,
   problem,
   update,
   remove,
-}: {
-  index: number;
-  wave: WaveForm;
-  problem: ProblemOf;
-  update: (patch: Partial<WaveForm>) => void;
-  remove: (() => void) | undefined;
-}) {
+}: WavePartProps & { remove: (() => void) | undefined }) {
   const at = `waves.${index}`;
   return (
     <fieldset className="card" aria-label={`Wave ${index}`}>
       <legend>Wave {index}</legend>
-      <div className="form-grid">
-        <Field label={`Wave ${index} clusters by`}>
-          {(control) => (
-            <select
-              {...control}
-              value={wave.by}
-              onChange={(event) => {
-                update({ by: event.target.value === "selector" ? "selector" : "clusters" });
-              }}
-            >
-              <option value="clusters">id (choose them)</option>
-              <option value="selector">labels (a selector)</option>
-            </select>
-          )}
-        </Field>
-        <Field
-          label={`Wave ${index} bake seconds`}
-          hint="How long its workloads must stay healthy, once delivered and healthy, before the next wave."
-          problem={problem(`${at}.bakeSeconds`)}
-        >
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              value={wave.bakeSeconds}
-              onChange={(event) => {
-                update({ bakeSeconds: event.target.value });
-              }}
-            />
-          )}
-        </Field>
-        <Field
-          label={`Wave ${index} workloads first (%)`}
-          hint="Change this share of each cluster's matching workloads first; once they baked healthy, all of them. Empty: all at once. envVar and sidecar flags."
-          problem={problem(`${at}.workloadPercent`)}
-        >
-          {(control) => (
-            <input
-              {...control}
-              inputMode="numeric"
-              placeholder="all at once"
-              value={wave.workloadPercent}
-              onChange={(event) => {
-                update({ workloadPercent: event.target.value });
-              }}
-            />
-          )}
-        </Field>
-      </div>
-      {wave.by === "clusters" ? (
-        <ClusterChoice
-          index={index}
-          wave={wave}
-          problem={problem(`${at}.clusters`)}
-          onChange={(clusters) => {
-            update({ clusters });
-          }}
-        />
-      ) : (
-        <Field
-          label={`Wave ${index} cluster labels`}
-          hint="key=value, comma-separated: every registered cluster carrying all of them."
-          problem={problem(`${at}.clusterSelector`)}
-        >
-          {(control) => (
-            <input
-              {...control}
-              autoComplete="off"
-              placeholder="region=eu"
-              value={wave.selector}
-              onChange={(event) => {
-                update({ selector: event.target.value });
-              }}
-            />
-          )}
-        </Field>
-      )}
+      <WaveSettings index={index} wave={wave} problem={problem} update={update} />
+      <WaveClusters index={index} wave={wave} problem={problem} update={update} />
       {problem(at) !== undefined && (
         <p className="error" role="alert">
           {problem(at)}
