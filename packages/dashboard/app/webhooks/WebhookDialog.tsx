@@ -1,100 +1,28 @@
-import { useId, useState, type ReactNode } from "react";
-import { errorForField } from "../api/client.ts";
+import { useId, type ReactNode } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
 import {
-  useCreateWebhook,
-  useUpdateWebhook,
   WEBHOOK_EVENTS,
   WEBHOOK_FORMATS,
   type CreatedWebhook,
   type WebhookFormat,
   type WebhookView,
 } from "./queries.ts";
-import {
-  bodyOf,
-  EMPTY_WEBHOOK_FORM,
-  formOf,
-  formProblems,
-  formReady,
-  type WebhookForm,
-} from "./webhook-form.ts";
+import { useWebhookDialog, type WebhookField } from "./useWebhookDialog.ts";
+import { formReady, type WebhookForm } from "./webhook-form.ts";
 
-const FIELDS = ["name", "url", "events", "clusters", "namespaces", "format", "enabled"] as const;
+/** What each part of the form reads and changes. */
+interface WebhookPartProps {
+  form: WebhookForm;
+  set: (change: Partial<WebhookForm>) => void;
+  problem: (field: WebhookField) => string | undefined;
+}
 
-/**
- * "New webhook" (without `webhook`) or "Edit" of one: name, URL, events, filters and format.
- * Problems the browser can tell show as typed; the API's 400 shows under the field it names.
- * A creation hands its answer, secret included, to `onCreated` (the secret is shown once).
- */
-export function WebhookDialog({
-  webhook,
-  trigger,
-  onCreated,
-  onSaved,
-}: {
-  webhook?: WebhookView;
-  trigger: ReactNode;
-  onCreated?: (created: CreatedWebhook) => void;
-  onSaved?: (message: string) => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const eventsProblemId = useId();
-  const [form, setForm] = useState<WebhookForm>(EMPTY_WEBHOOK_FORM);
-  const create = useCreateWebhook();
-  const update = useUpdateWebhook();
-  const mutation = webhook === undefined ? create : update;
-  const set = (change: Partial<WebhookForm>) => {
-    setForm((current) => ({ ...current, ...change }));
-  };
-
-  const local = formProblems(form);
-  const problem = (field: (typeof FIELDS)[number]) =>
-    (field === "name" || field === "url" || field === "events" ? local[field] : undefined) ??
-    errorForField(mutation.error, field);
-  const shownByField = FIELDS.some((field) => errorForField(mutation.error, field) !== undefined);
-
-  const submit = () => {
-    const body = bodyOf(form);
-    if (webhook === undefined) {
-      create.mutate(body, {
-        onSuccess: (created) => {
-          setOpen(false);
-          onCreated?.(created);
-        },
-      });
-    } else {
-      update.mutate(
-        { id: webhook.id, body },
-        {
-          onSuccess: (saved) => {
-            setOpen(false);
-            onSaved?.(`Webhook ${saved.name} saved.`);
-          },
-        },
-      );
-    }
-  };
-
-  const title = webhook === undefined ? "New webhook" : `Edit webhook ${webhook.name}`;
+/** Its name and where it sends. */
+function AddressFields({ form, set, problem }: WebhookPartProps) {
   return (
-    <FormDialog
-      trigger={trigger}
-      title={title}
-      description="svc POSTs a signed request to this URL for each event it subscribes to."
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        if (next) setForm(webhook === undefined ? EMPTY_WEBHOOK_FORM : formOf(webhook));
-        create.reset();
-        update.reset();
-      }}
-      onSubmit={submit}
-      submitLabel={webhook === undefined ? ["Create webhook", "Creating…"] : ["Save webhook", "Saving…"]}
-      pending={mutation.isPending}
-      canSubmit={formReady(form)}
-    >
+    <>
       <Field label="Name" hint="For people: what the webhook is for." problem={problem("name")}>
         {(control) => (
           <input
@@ -127,25 +55,40 @@ export function WebhookDialog({
           />
         )}
       </Field>
-      <fieldset aria-describedby={eventsProblemId} aria-invalid={problem("events") !== undefined}>
-        <legend>Events</legend>
-        {WEBHOOK_EVENTS.map((event) => (
-          <label key={event} className="radio">
-            <input
-              type="checkbox"
-              checked={form.events.includes(event)}
-              onChange={(e) => {
-                const others = form.events.filter((chosen) => chosen !== event);
-                set({ events: e.target.checked ? [...others, event] : others });
-              }}
-            />
-            <code>{event}</code>
-          </label>
-        ))}
-        <span className="field-problem" id={eventsProblemId}>
-          {problem("events")}
-        </span>
-      </fieldset>
+    </>
+  );
+}
+
+/** The events it subscribes to. */
+function EventChoice({ form, set, problem }: WebhookPartProps) {
+  const eventsProblemId = useId();
+  return (
+    <fieldset aria-describedby={eventsProblemId} aria-invalid={problem("events") !== undefined}>
+      <legend>Events</legend>
+      {WEBHOOK_EVENTS.map((event) => (
+        <label key={event} className="radio">
+          <input
+            type="checkbox"
+            checked={form.events.includes(event)}
+            onChange={(e) => {
+              const others = form.events.filter((chosen) => chosen !== event);
+              set({ events: e.target.checked ? [...others, event] : others });
+            }}
+          />
+          <code>{event}</code>
+        </label>
+      ))}
+      <span className="field-problem" id={eventsProblemId}>
+        {problem("events")}
+      </span>
+    </fieldset>
+  );
+}
+
+/** Which clusters' and namespaces' events it sends, and in what format. */
+function FilterFields({ form, set, problem }: WebhookPartProps) {
+  return (
+    <>
       <Field
         label="Clusters"
         hint="Comma-separated cluster ids; empty: every cluster."
@@ -199,6 +142,47 @@ export function WebhookDialog({
           </select>
         )}
       </Field>
+    </>
+  );
+}
+
+/**
+ * "New webhook" (without `webhook`) or "Edit" of one: name, URL, events, filters and format.
+ * Problems the browser can tell show as typed; the API's 400 shows under the field it names.
+ * A creation hands its answer, secret included, to `onCreated` (the secret is shown once).
+ */
+export function WebhookDialog({
+  webhook,
+  trigger,
+  onCreated,
+  onSaved,
+}: {
+  webhook?: WebhookView;
+  trigger: ReactNode;
+  onCreated?: (created: CreatedWebhook) => void;
+  onSaved?: (message: string) => void;
+}) {
+  const { open, onOpenChange, submit, form, set, problem, shownByField, mutation } = useWebhookDialog({
+    webhook,
+    onCreated,
+    onSaved,
+  });
+  const title = webhook === undefined ? "New webhook" : `Edit webhook ${webhook.name}`;
+  return (
+    <FormDialog
+      trigger={trigger}
+      title={title}
+      description="svc POSTs a signed request to this URL for each event it subscribes to."
+      open={open}
+      onOpenChange={onOpenChange}
+      onSubmit={submit}
+      submitLabel={webhook === undefined ? ["Create webhook", "Creating…"] : ["Save webhook", "Saving…"]}
+      pending={mutation.isPending}
+      canSubmit={formReady(form)}
+    >
+      <AddressFields form={form} set={set} problem={problem} />
+      <EventChoice form={form} set={set} problem={problem} />
+      <FilterFields form={form} set={set} problem={problem} />
       <label className="radio">
         <input
           type="checkbox"
