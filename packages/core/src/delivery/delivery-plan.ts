@@ -14,7 +14,13 @@ import {
   type DeliveredValue,
   type DeliveryCluster,
 } from "./delivered-value.ts";
-import { indexFlags, matchingFlags, type NamespaceFlags } from "./flag-index.ts";
+import {
+  indexFlags,
+  matchingFlags,
+  type FlagIndex,
+  type FlagMatch,
+  type NamespaceFlags,
+} from "./flag-index.ts";
 import { flagForWorkload } from "../rollouts/rollout-canary.ts";
 import {
   configMapMountPath,
@@ -42,6 +48,7 @@ import {
   MANAGED_ENV_ANNOTATION,
   workloadName,
   workloadNamespace,
+  type Container,
   type Workload,
   type WorkloadKind,
 } from "../kubernetes/workload.ts";
@@ -85,10 +92,191 @@ export interface WorkloadPlan {
   flags: FlagOutcome[];
 }
 
+/** An env var svc sets, with the flag that sets it. */
+type PlannedEnv = WorkloadPlan["env"][number];
+
 /** The sidecar's port: the one it has when a flag still asks for it (no restart), else the lowest asked. */
 function sidecarPort(asked: number[], current: number | undefined): number | undefined {
   if (asked.length === 0) return undefined;
   return current !== undefined && asked.includes(current) ? current : Math.min(...asked);
+}
+
+/**
+ * Which flags apply to this workload: the namespace's matching flags, none when the scope
+ * excludes the workload, each as the workload sees it (a wave's canary step holds the flag back
+ * from the workloads outside its canary).
+ */
+function workloadMatches(index: FlagIndex, workload: Workload, scope: DeliveryScope): FlagMatch[] {
+  const excluded = workloadExclusion(workload, scope) !== undefined;
+  return (excluded ? [] : matchingFlags(index, workload)).map((m) => {
+    const flag = flagForWorkload(m.flag, workload);
+    return flag === m.flag ? m : { ...m, flag };
+  });
+}
+
+/** What each enabled envVar or configMap flag delivers to this workload, by flag name. */
+function deliveredValues(
+  valid: readonly FlagMatch[],
+  index: FlagIndex,
+  cluster: DeliveryCluster,
+  workload: Workload,
+): Map<string, DeliveredValue> {
+  const here = workloadIdentity(cluster, workload);
+  const values = new Map<string, DeliveredValue>();
+  for (const { flag } of valid.filter((m) => isEnabled(m.flag.spec))) {
+    const { envVar, configMap } = flag.spec.delivery;
+    if (envVar !== undefined) values.set(flag.metadata.name, deliveredValue(flag, index.compile, here));
+    else if (configMap !== undefined)
+      values.set(flag.metadata.name, configMapValue(flag, index.compile, cluster));
+  }
+  return values;
+}
+
+/**
+ * The env vars svc sets, sorted by name, and why an envVar flag could not set its own: enabled
+ * flags claim their variable in name order; a variable the workload defines itself (not listed
+ * as ours) is never overwritten.
+ */
+function claimEnv(
+  valid: readonly FlagMatch[],
+  containers: readonly Container[],
+  observed: DeliveryState,
+  values: ReadonlyMap<string, DeliveredValue>,
+): { env: PlannedEnv[]; envProblems: Map<string, string> } {
+  const managed = new Set(observed.managedEnv);
+  const env: PlannedEnv[] = [];
+  const envProblems = new Map<string, string>();
+  for (const { flag } of valid.filter((m) => m.flag.spec.delivery.envVar && isEnabled(m.flag.spec))) {
+    const name = flagEnvVarName(flag) ?? "";
+    const claimedBy = env.find((e) => e.name === name)?.flag;
+    const definedBy = containers.find((c) => !managed.has(name) && c.env?.some((e) => e.name === name));
+    if (claimedBy !== undefined)
+      envProblems.set(flag.metadata.name, `flag ${claimedBy} already sets ${name}`);
+    else if (definedBy !== undefined) {
+      envProblems.set(
+        flag.metadata.name,
+        `container ${definedBy.name} defines ${name} itself; svc does not overwrite it`,
+      );
+    } else env.push({ name, value: values.get(flag.metadata.name)?.value ?? "", flag: flag.metadata.name });
+  }
+  env.sort((a, b) => compareStrings(a.name, b.name));
+  return { env, envProblems };
+}
+
+/**
+ * The ConfigMaps to mount and the sidecar's port: the plumbing stays while a matching flag uses
+ * it, enabled or not, so that toggling such a flag never restarts the workload.
+ */
+function plannedPlumbing(
+  valid: readonly FlagMatch[],
+  observed: DeliveryState,
+): { configMaps: string[]; port: number | undefined } {
+  const configMaps = [
+    ...new Set(valid.flatMap((m) => m.flag.spec.delivery.configMap?.configMapName ?? [])),
+  ].sort(compareStrings);
+  const askedPorts = valid.flatMap((m) => {
+    const sidecar = m.flag.spec.delivery.sidecar;
+    return sidecar === undefined ? [] : [sidecar.port ?? DEFAULT_SIDECAR_PORT];
+  });
+  return { configMaps, port: sidecarPort(askedPorts, observed.sidecarPort) };
+}
+
+/** The workload's desired delivery, in the shape of observeDelivery: the same env and mounts in every flag container. */
+function desiredDelivery(
+  containers: readonly Container[],
+  env: readonly PlannedEnv[],
+  configMaps: string[],
+  port: number | undefined,
+): DeliveryState {
+  const hash = flagsHash(env);
+  return {
+    env: new Map(containers.map((c) => [c.name, new Map(env.map((e) => [e.name, e.value]))])),
+    mounts: new Map(containers.map((c) => [c.name, configMaps])),
+    configMapVolumes: configMaps,
+    sidecarPort: port,
+    templateHash: hash,
+    workloadHash: hash,
+    managedEnv: env.map((e) => e.name),
+  };
+}
+
+/** What flagOutcome compares a flag against: the plan's decisions and what the workload has. */
+interface OutcomeInputs {
+  refusals: ReadonlyMap<FeatureFlagResource, string | undefined>;
+  envProblems: ReadonlyMap<string, string>;
+  index: FlagIndex;
+  values: ReadonlyMap<string, DeliveredValue>;
+  observed: DeliveryState;
+  desired: DeliveryState;
+}
+
+/**
+ * What became of one matching flag: invalid (refused), a conflict (its variable or ConfigMap key
+ * taken), disabled, or delivered once the workload has what the plan gives it, pending until then.
+ */
+function flagOutcome(
+  flag: FeatureFlagResource,
+  { refusals, envProblems, index, values, observed, desired }: OutcomeInputs,
+): { outcome: TargetOutcome; message: string } {
+  const invalid = refusals.get(flag);
+  if (invalid !== undefined) return { outcome: "invalid", message: invalid };
+  const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, index.configMapKeyWriters);
+  if (problem !== undefined) return { outcome: "conflict", message: problem };
+  const { envVar, configMap, sidecar } = flag.spec.delivery;
+  const enabled = isEnabled(flag.spec);
+  const value = values.get(flag.metadata.name);
+  if (envVar !== undefined) {
+    const name = flagEnvVarName(flag) ?? "";
+    const observedValues = [...observed.env.values()].map((vars) => vars.get(name));
+    if (enabled) {
+      const there = observedValues.every((v) => v === value?.value);
+      return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
+    }
+    const lingering = observedValues.some((v) => v !== undefined) && !desired.managedEnv.includes(name);
+    return lingering
+      ? { outcome: "pending", message: `waiting for ${name} to be removed` }
+      : { outcome: "disabled", message: "" };
+  }
+  if (!enabled) return { outcome: "disabled", message: "" };
+  if (configMap !== undefined) {
+    const there =
+      observed.configMapVolumes.includes(configMap.configMapName) &&
+      [...observed.mounts.values()].every((m) => m.includes(configMap.configMapName));
+    return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
+  }
+  const port = desired.sidecarPort;
+  const asked = sidecar?.port ?? DEFAULT_SIDECAR_PORT;
+  const message = asked === port ? "" : `served by the sidecar on port ${String(port)}`;
+  return { outcome: observed.sidecarPort === port ? "delivered" : "pending", message };
+}
+
+/** A matching flag's report: its outcome, its variable, and the value it delivers unless in conflict. */
+function flagReport({ flag, matchedBy }: FlagMatch, inputs: OutcomeInputs): FlagOutcome {
+  const envVar = flagEnvVarName(flag);
+  const result = flagOutcome(flag, inputs);
+  const value = result.outcome === "conflict" ? undefined : inputs.values.get(flag.metadata.name)?.value;
+  return {
+    flag: flag.metadata.name,
+    delivery: deliveryKind(flag.spec.delivery),
+    matchedBy,
+    ...result,
+    ...(envVar === undefined ? {} : { envVar }),
+    ...(value === undefined ? {} : { value }),
+  };
+}
+
+/** The annotations svc sets: the flags hash on workload and pod template, the managed variables on the workload. */
+function plannedAnnotations(
+  env: readonly PlannedEnv[],
+  hash: string | undefined,
+): WorkloadPlan["annotations"] {
+  return {
+    workload: {
+      ...(hash === undefined ? {} : { [FLAGS_HASH_ANNOTATION]: hash }),
+      ...(env.length === 0 ? {} : { [MANAGED_ENV_ANNOTATION]: env.map((e) => e.name).join(",") }),
+    },
+    podTemplate: hash === undefined ? {} : { [FLAGS_HASH_ANNOTATION]: hash },
+  };
 }
 
 /**
@@ -106,129 +294,26 @@ export function planWorkload(
   const index = indexFlags(flags);
   const observed = observeDelivery(workload);
   const containers = flagContainers(workload);
-  const managed = new Set(observed.managedEnv);
-  const excluded = workloadExclusion(workload, scope) !== undefined;
-  // A wave's canary step holds the flag back from the workloads outside its canary.
-  const matches = (excluded ? [] : matchingFlags(index, workload)).map((m) => {
-    const flag = flagForWorkload(m.flag, workload);
-    return flag === m.flag ? m : { ...m, flag };
-  });
+  const matches = workloadMatches(index, workload, scope);
   // Why each matching flag is not delivered here, decided once per plan.
   const refusals = new Map(
     matches.map((m) => [m.flag, undeliverableReason(m.flag.spec) ?? policyRefusal(m.flag, scope)]),
   );
   const valid = matches.filter((m) => refusals.get(m.flag) === undefined);
-  const here = workloadIdentity(cluster, workload);
-  // What each enabled envVar or configMap flag delivers to this workload.
-  const values = new Map<string, DeliveredValue>();
-  for (const { flag } of valid.filter((m) => isEnabled(m.flag.spec))) {
-    const { envVar, configMap } = flag.spec.delivery;
-    if (envVar !== undefined) values.set(flag.metadata.name, deliveredValue(flag, index.compile, here));
-    else if (configMap !== undefined)
-      values.set(flag.metadata.name, configMapValue(flag, index.compile, cluster));
-  }
-
-  // envVar: enabled flags claim their variable in name order; a variable the workload defines
-  // itself (not listed as ours) is never overwritten.
-  const env: (EnvValue & { flag: string })[] = [];
-  const envProblems = new Map<string, string>();
-  for (const { flag } of valid.filter((m) => m.flag.spec.delivery.envVar && isEnabled(m.flag.spec))) {
-    const name = flagEnvVarName(flag) ?? "";
-    const claimedBy = env.find((e) => e.name === name)?.flag;
-    const definedBy = containers.find((c) => !managed.has(name) && c.env?.some((e) => e.name === name));
-    if (claimedBy !== undefined)
-      envProblems.set(flag.metadata.name, `flag ${claimedBy} already sets ${name}`);
-    else if (definedBy !== undefined) {
-      envProblems.set(
-        flag.metadata.name,
-        `container ${definedBy.name} defines ${name} itself; svc does not overwrite it`,
-      );
-    } else env.push({ name, value: values.get(flag.metadata.name)?.value ?? "", flag: flag.metadata.name });
-  }
-  env.sort((a, b) => compareStrings(a.name, b.name));
-
-  // configMap and sidecar: the plumbing stays while a matching flag uses it, enabled or not, so
-  // that toggling such a flag never restarts the workload.
-  const configMaps = [
-    ...new Set(valid.flatMap((m) => m.flag.spec.delivery.configMap?.configMapName ?? [])),
-  ].sort(compareStrings);
-  const askedPorts = valid.flatMap((m) => {
-    const sidecar = m.flag.spec.delivery.sidecar;
-    return sidecar === undefined ? [] : [sidecar.port ?? DEFAULT_SIDECAR_PORT];
-  });
-  const port = sidecarPort(askedPorts, observed.sidecarPort);
-
-  const hash = flagsHash(env);
-  const desired: DeliveryState = {
-    env: new Map(containers.map((c) => [c.name, new Map(env.map((e) => [e.name, e.value]))])),
-    mounts: new Map(containers.map((c) => [c.name, configMaps])),
-    configMapVolumes: configMaps,
-    sidecarPort: port,
-    templateHash: hash,
-    workloadHash: hash,
-    managedEnv: env.map((e) => e.name),
-  };
-
-  const outcome = (flag: FeatureFlagResource): { outcome: TargetOutcome; message: string } => {
-    const invalid = refusals.get(flag);
-    if (invalid !== undefined) return { outcome: "invalid", message: invalid };
-    const problem = envProblems.get(flag.metadata.name) ?? configMapKeyTaken(flag, index.configMapKeyWriters);
-    if (problem !== undefined) return { outcome: "conflict", message: problem };
-    const { envVar, configMap, sidecar } = flag.spec.delivery;
-    const enabled = isEnabled(flag.spec);
-    const value = values.get(flag.metadata.name);
-    if (envVar !== undefined) {
-      const name = flagEnvVarName(flag) ?? "";
-      const observedValues = [...observed.env.values()].map((vars) => vars.get(name));
-      if (enabled) {
-        const there = observedValues.every((v) => v === value?.value);
-        return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
-      }
-      const lingering = observedValues.some((v) => v !== undefined) && !desired.managedEnv.includes(name);
-      return lingering
-        ? { outcome: "pending", message: `waiting for ${name} to be removed` }
-        : { outcome: "disabled", message: "" };
-    }
-    if (!enabled) return { outcome: "disabled", message: "" };
-    if (configMap !== undefined) {
-      const there =
-        observed.configMapVolumes.includes(configMap.configMapName) &&
-        [...observed.mounts.values()].every((m) => m.includes(configMap.configMapName));
-      return { outcome: there ? "delivered" : "pending", message: value?.problem ?? "" };
-    }
-    const asked = sidecar?.port ?? DEFAULT_SIDECAR_PORT;
-    const message = asked === port ? "" : `served by the sidecar on port ${String(port)}`;
-    return { outcome: observed.sidecarPort === port ? "delivered" : "pending", message };
-  };
-
-  const flagOutcomes = matches.map(({ flag, matchedBy }): FlagOutcome => {
-    const envVar = flagEnvVarName(flag);
-    const result = outcome(flag);
-    const value = result.outcome === "conflict" ? undefined : values.get(flag.metadata.name)?.value;
-    return {
-      flag: flag.metadata.name,
-      delivery: deliveryKind(flag.spec.delivery),
-      matchedBy,
-      ...result,
-      ...(envVar === undefined ? {} : { envVar }),
-      ...(value === undefined ? {} : { value }),
-    };
-  });
+  const values = deliveredValues(valid, index, cluster, workload);
+  const { env, envProblems } = claimEnv(valid, containers, observed, values);
+  const { configMaps, port } = plannedPlumbing(valid, observed);
+  const desired = desiredDelivery(containers, env, configMaps, port);
+  const hash = desired.templateHash;
+  const inputs: OutcomeInputs = { refusals, envProblems, index, values, observed, desired };
   const reasons = restartReasons(observed, desired);
-
   return {
     kind: workload.kind,
     namespace: workloadNamespace(workload),
     name: workloadName(workload),
     env,
     flagsHash: hash,
-    annotations: {
-      workload: {
-        ...(hash === undefined ? {} : { [FLAGS_HASH_ANNOTATION]: hash }),
-        ...(env.length === 0 ? {} : { [MANAGED_ENV_ANNOTATION]: env.map((e) => e.name).join(",") }),
-      },
-      podTemplate: hash === undefined ? {} : { [FLAGS_HASH_ANNOTATION]: hash },
-    },
+    annotations: plannedAnnotations(env, hash),
     volumes: configMaps.map((name) => ({ name: configMapVolumeName(name), configMap: { name } })),
     volumeMounts: configMaps.map((name) => ({
       name: configMapVolumeName(name),
@@ -239,6 +324,6 @@ export function planWorkload(
     restarts: { restarts: reasons.length > 0, reasons },
     inSync: sameDelivery(observed, desired),
     desired,
-    flags: flagOutcomes,
+    flags: matches.map((m) => flagReport(m, inputs)),
   };
 }
