@@ -18,21 +18,9 @@ export interface QueueStats {
 /** Objects in each cluster's informer caches, by cluster and kind. */
 export type CacheSizes = () => { cluster: string; kind: string; objects: number }[];
 
-/**
- * `registeredClusters`: how many clusters are registered (the local one and every
- * ClusterConnection), held here or not. Beside the replicas' `svc_operator_clusters_held` it
- * shows a cluster no replica owns, which nothing else can: a cluster nobody holds exports no
- * series of its own.
- */
-export function createOperatorMetrics(
-  queueStats: () => QueueStats,
-  cacheSizes: CacheSizes,
-  registeredClusters: () => number,
-) {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "svc_operator_" });
+/** What the reconciles did: their outcomes, the writes they sent, the workloads they delivered, the plan cache. */
+function reconcileMetrics(registry: Registry) {
   return {
-    registry,
     reconciles: new Counter({
       name: "svc_operator_reconciles_total",
       help: "Reconciles by cluster, kind and outcome (success; error, retried; terminal, not retried; canceled by shutdown)",
@@ -57,6 +45,12 @@ export function createOperatorMetrics(
       labelNames: ["result"] as const,
       registers: [registry],
     }),
+  };
+}
+
+/** The work queue's: wait and work time, adds, and the keys waiting (read at scrape time). */
+function queueMetrics(registry: Registry, queueStats: () => QueueStats) {
+  return {
     // controller-runtime's and client-go's names, so their dashboards and alerts apply as they are.
     reconcileTime: new Histogram({
       name: "controller_runtime_reconcile_time_seconds",
@@ -101,6 +95,12 @@ export function createOperatorMetrics(
         this.set(queueStats().delayed);
       },
     }),
+  };
+}
+
+/** The clusters': cached objects, the leader and cluster Leases held, clusters registered and their phases. */
+function clusterMetrics(registry: Registry, cacheSizes: CacheSizes, registeredClusters: () => number) {
+  return {
     cachedObjects: new Gauge({
       name: "svc_operator_cached_objects",
       help: "Objects in the informer caches, by cluster and kind",
@@ -135,6 +135,28 @@ export function createOperatorMetrics(
       labelNames: ["cluster", "phase"] as const,
       registers: [registry],
     }),
+  };
+}
+
+/**
+ * `registeredClusters`: how many clusters are registered (the local one and every
+ * ClusterConnection), held here or not. Beside the replicas' `svc_operator_clusters_held` it
+ * shows a cluster no replica owns, which nothing else can: a cluster nobody holds exports no
+ * series of its own.
+ */
+export function createOperatorMetrics(
+  queueStats: () => QueueStats,
+  cacheSizes: CacheSizes,
+  registeredClusters: () => number,
+) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_operator_" });
+  // Registered in this order, which is the order of the scrape's output.
+  return {
+    registry,
+    ...reconcileMetrics(registry),
+    ...queueMetrics(registry, queueStats),
+    ...clusterMetrics(registry, cacheSizes, registeredClusters),
   };
 }
 
