@@ -5,6 +5,7 @@ import Type from "typebox";
 import { FeatureFlagSpec, STATUS_TARGETS_MAX, type FeatureFlagSpec as FlagSpec } from "../flags/flag.ts";
 import { DNS1123_LABEL, DNS1123_LABEL_MAX, isLabelKey } from "../schema/names.ts";
 import {
+  CANARY_WORKLOADS_MAX,
   FINISHED_ROLLOUT_PHASES,
   ROLLOUT_PHASES,
   shownRolloutPhase,
@@ -18,9 +19,6 @@ import type { ObjectMeta } from "../kubernetes/object-meta.ts";
 import { Conditions, dns1123Label, labelMap } from "../schema/schema.ts";
 import { fieldPath, schemaErrors, type FieldError, type Validated } from "../schema/validation.ts";
 import { WORKLOAD_KINDS } from "../kubernetes/workload.ts";
-
-/** The most canary workloads a cluster's first step names (its annotation stays small). */
-export const CANARY_WORKLOADS_MAX = 1000;
 
 export const FLAG_ROLLOUT = { kind: "FlagRollout", plural: "flagrollouts", singular: "flagrollout" } as const;
 

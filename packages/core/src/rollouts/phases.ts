@@ -1,4 +1,10 @@
-/** A FlagRollout's phases (docs/safe-changes.md), here so that the dashboard shares them. */
+// A FlagRollout's phases (docs/safe-changes.md) and limits, in a module that imports nothing: the
+// dashboard shares them, and the sidecar's canary check (rollout-canary.ts) reads them without
+// loading the resource's TypeBox schema (flag-rollout.ts).
+
+/** The most canary workloads a cluster's first step names (its annotation stays small). */
+export const CANARY_WORKLOADS_MAX = 1000;
+
 export const ROLLOUT_PHASES = [
   "Pending",
   "AwaitingApproval",

@@ -6,7 +6,8 @@
 import { canonicalJson } from "../schema/canonical-json.ts";
 import type { FeatureFlagSpec } from "../flags/flag.ts";
 import type { FeatureFlagResource } from "../flags/flag-resource.ts";
-import { CANARY_WORKLOADS_MAX, type CanaryWorkload, type RolloutChangeField } from "./flag-rollout.ts";
+import type { CanaryWorkload, RolloutChangeField } from "./flag-rollout.ts";
+import { CANARY_WORKLOADS_MAX } from "./phases.ts";
 import { selectorMatches } from "../kubernetes/label-selector.ts";
 import { compareStrings, workloadName, type Workload } from "../kubernetes/workload.ts";
 
