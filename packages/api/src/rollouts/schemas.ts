@@ -5,7 +5,6 @@ import {
   DNS1123_LABEL,
   DNS1123_LABEL_MAX,
   FlagRolloutSpec,
-  FlagRolloutStatus,
   ROLLOUT_PHASES,
   RolloutView,
 } from "@svc/core";
