@@ -124,167 +124,198 @@ const ACTION_SUMMARIES: Readonly<Record<PlanAction, string>> = {
 
 type Params = Type.Static<typeof RolloutParams>;
 
+/** GET /api/v1/rollouts: every plan, newest first; filtered by flag and phase; paged with limit. */
+function listRollouts(app: FastifyInstance, ctx: ApiContext): void {
+  app.get<{ Querystring: RolloutListQuery }>(
+    "/api/v1/rollouts",
+    {
+      schema: {
+        summary: "Every plan, newest first; filtered by flag and phase; paged with limit",
+        querystring: RolloutListQuery,
+        response: { 200: Type.Union([Type.Array(RolloutView), RolloutList]) },
+      },
+    },
+    async (request, reply) => {
+      const paging = listPaging("rollouts", request.query, ROLLOUT_KEY);
+      const plans = await listPlans(planStore(ctx));
+      // A plan is listed to those who may read every cluster it changes (as GET of it).
+      const readable = readFilter(ctx, request);
+      const visible = plans.filter((plan) =>
+        planScopes(ctx, plan).every((s) => readable(s.clusterId, s.namespace)),
+      );
+      return sendList(request, reply, rolloutListJson(visible, request.query, paging));
+    },
+  );
+}
+
+/** POST /api/v1/rollouts: create a plan, a change to one flag applied wave by wave (admin, editor). */
+function createRollout(app: FastifyInstance, ctx: ApiContext): void {
+  app.post<{ Body: RolloutCreateBody }>(
+    "/api/v1/rollouts",
+    {
+      schema: {
+        summary: "Create a plan: a change to one flag, applied wave by wave (admin, editor)",
+        body: RolloutCreateBody,
+        response: { 201: RolloutView },
+      },
+    },
+    (request, reply) => {
+      const { name, ...spec } = request.body;
+      return createChecked(ctx, request, reply, { name, spec });
+    },
+  );
+}
+
+/** POST /api/v1/flags/:namespace/:name/promote: a plan whose change is this flag's value in the source cluster (admin, editor). */
+function promoteFlag(app: FastifyInstance, ctx: ApiContext): void {
+  app.post<{
+    Params: Type.Static<typeof FlagParams>;
+    Querystring: Type.Static<typeof PromoteQuery>;
+    Body: PromoteBody;
+  }>(
+    "/api/v1/flags/:namespace/:name/promote",
+    {
+      schema: {
+        summary: "Create a plan whose change is this flag's value in the source cluster (admin, editor)",
+        params: FlagParams,
+        querystring: PromoteQuery,
+        body: PromoteBody,
+        response: { 201: RolloutView },
+      },
+    },
+    async (request, reply) => {
+      const { clusterId } = request.query;
+      const source = existingFlag(await readyCluster(ctx, clusterId), request.params);
+      const { name, waves, startAt, progressDeadlineSeconds } = request.body;
+      const spec: FlagRolloutSpec = {
+        flag: { namespace: source.metadata.namespace, name: source.metadata.name },
+        change: promotedChange(source.spec),
+        waves,
+        ...(startAt === undefined ? {} : { startAt }),
+        ...(progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds }),
+      };
+      return createChecked(ctx, request, reply, { name, spec, details: { source: clusterId } });
+    },
+  );
+}
+
+/** GET /api/v1/rollouts/:name: one plan. */
+function getRollout(app: FastifyInstance, ctx: ApiContext): void {
+  app.get<{ Params: Params }>(
+    "/api/v1/rollouts/:name",
+    { schema: { summary: "One plan", params: RolloutParams, response: { 200: RolloutView } } },
+    async (request) => {
+      const plan = await readPlan(planStore(ctx), request.params.name);
+      requireScopes(ctx, request, planScopes(ctx, plan));
+      return rolloutView(plan);
+    },
+  );
+}
+
+/** DELETE /api/v1/rollouts/:name: delete a finished plan (admin, editor); an unfinished one is aborted first. */
+function deleteRollout(app: FastifyInstance, ctx: ApiContext): void {
+  app.delete<{ Params: Params }>(
+    "/api/v1/rollouts/:name",
+    {
+      schema: {
+        summary: "Delete a finished plan (admin, editor); an unfinished one is aborted first",
+        params: RolloutParams,
+        response: { 204: Type.Null({ description: "Deleted" }) },
+      },
+    },
+    async (request, reply) => {
+      const store = planStore(ctx);
+      const plan = await readPlan(store, request.params.name);
+      notePlan(ctx, request, plan);
+      refuse(deletionRefusal(plan));
+      await deletePlan(store, plan);
+      request.auditNote = { ...request.auditNote, details: changedFields(auditFields(plan.spec), {}) };
+      return reply.code(204).send();
+    },
+  );
+}
+
+/** POST /api/v1/rollouts/:name/{pause,resume,abort,skip-bake}: one route per PLAN_ACTIONS entry. */
+function planActionRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  for (const action of PLAN_ACTIONS)
+    app.post<{ Params: Params }>(
+      `/api/v1/rollouts/:name/${action}`,
+      {
+        schema: {
+          summary: ACTION_SUMMARIES[action],
+          params: RolloutParams,
+          response: { 200: RolloutView },
+        },
+      },
+      async (request) => {
+        const store = planStore(ctx);
+        const plan = await readPlan(store, request.params.name);
+        notePlan(ctx, request, plan);
+        const { spec } = decided(actionPatch(plan, action));
+        const patched = await patchPlanSpec(store, plan, spec);
+        const before = Object.fromEntries(
+          Object.keys(spec).map((key) => [key, plan.spec[key as keyof FlagRolloutSpec]]),
+        );
+        request.auditNote = { ...request.auditNote, details: changedFields(before, spec) };
+        return rolloutView(patched);
+      },
+    );
+}
+
+/** POST /api/v1/rollouts/:name/approve and /reject: an approver's decision on a plan that touches protected clusters. */
+function approvalRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  for (const [path, decision] of [
+    ["approve", "Approved"],
+    ["reject", "Rejected"],
+  ] as const)
+    app.post<{ Params: Params; Body: ApprovalBody }>(
+      `/api/v1/rollouts/:name/${path}`,
+      {
+        schema: {
+          summary:
+            decision === "Approved"
+              ? "Approve a plan that touches protected clusters; never its author's (admin, editor)"
+              : "Reject a plan awaiting approval; its author may, to withdraw it (admin, editor)",
+          params: RolloutParams,
+          body: ApprovalBody,
+          response: { 200: RolloutView },
+        },
+      },
+      async (request) => {
+        const { username } = actorOf(request);
+        const { comment, spec: seen } = request.body;
+        const { after } = await updatePlanStatus(planStore(ctx), request.params.name, (plan) => {
+          notePlan(ctx, request, plan);
+          const at = isoTime(ctx.now());
+          return {
+            approval: decided(approvalDecision(plan, { decision, username, comment, at, seen })).approval,
+          };
+        });
+        request.auditNote = {
+          ...request.auditNote,
+          details: changedFields({}, { approval: after.status?.approval }),
+        };
+        return rolloutView(after);
+      },
+    );
+}
+
 export function rolloutRoutes(ctx: ApiContext) {
   return (app: FastifyInstance, _options: unknown, done: () => void) => {
     // Plans hold free JSON (a change's targeting, the values a rollback restores), which a
     // schema-compiled serializer would empty: these routes answer plain JSON.stringify. Their
     // schemas still document the answers.
     app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-
-    app.get<{ Querystring: RolloutListQuery }>(
-      "/api/v1/rollouts",
-      {
-        schema: {
-          summary: "Every plan, newest first; filtered by flag and phase; paged with limit",
-          querystring: RolloutListQuery,
-          response: { 200: Type.Union([Type.Array(RolloutView), RolloutList]) },
-        },
-      },
-      async (request, reply) => {
-        const paging = listPaging("rollouts", request.query, ROLLOUT_KEY);
-        const plans = await listPlans(planStore(ctx));
-        // A plan is listed to those who may read every cluster it changes (as GET of it).
-        const readable = readFilter(ctx, request);
-        const visible = plans.filter((plan) =>
-          planScopes(ctx, plan).every((s) => readable(s.clusterId, s.namespace)),
-        );
-        return sendList(request, reply, rolloutListJson(visible, request.query, paging));
-      },
-    );
-
-    app.post<{ Body: RolloutCreateBody }>(
-      "/api/v1/rollouts",
-      {
-        schema: {
-          summary: "Create a plan: a change to one flag, applied wave by wave (admin, editor)",
-          body: RolloutCreateBody,
-          response: { 201: RolloutView },
-        },
-      },
-      (request, reply) => {
-        const { name, ...spec } = request.body;
-        return createChecked(ctx, request, reply, { name, spec });
-      },
-    );
-
-    app.post<{
-      Params: Type.Static<typeof FlagParams>;
-      Querystring: Type.Static<typeof PromoteQuery>;
-      Body: PromoteBody;
-    }>(
-      "/api/v1/flags/:namespace/:name/promote",
-      {
-        schema: {
-          summary: "Create a plan whose change is this flag's value in the source cluster (admin, editor)",
-          params: FlagParams,
-          querystring: PromoteQuery,
-          body: PromoteBody,
-          response: { 201: RolloutView },
-        },
-      },
-      async (request, reply) => {
-        const { clusterId } = request.query;
-        const source = existingFlag(await readyCluster(ctx, clusterId), request.params);
-        const { name, waves, startAt, progressDeadlineSeconds } = request.body;
-        const spec: FlagRolloutSpec = {
-          flag: { namespace: source.metadata.namespace, name: source.metadata.name },
-          change: promotedChange(source.spec),
-          waves,
-          ...(startAt === undefined ? {} : { startAt }),
-          ...(progressDeadlineSeconds === undefined ? {} : { progressDeadlineSeconds }),
-        };
-        return createChecked(ctx, request, reply, { name, spec, details: { source: clusterId } });
-      },
-    );
-
-    app.get<{ Params: Params }>(
-      "/api/v1/rollouts/:name",
-      { schema: { summary: "One plan", params: RolloutParams, response: { 200: RolloutView } } },
-      async (request) => {
-        const plan = await readPlan(planStore(ctx), request.params.name);
-        requireScopes(ctx, request, planScopes(ctx, plan));
-        return rolloutView(plan);
-      },
-    );
-
-    app.delete<{ Params: Params }>(
-      "/api/v1/rollouts/:name",
-      {
-        schema: {
-          summary: "Delete a finished plan (admin, editor); an unfinished one is aborted first",
-          params: RolloutParams,
-          response: { 204: Type.Null({ description: "Deleted" }) },
-        },
-      },
-      async (request, reply) => {
-        const store = planStore(ctx);
-        const plan = await readPlan(store, request.params.name);
-        notePlan(ctx, request, plan);
-        refuse(deletionRefusal(plan));
-        await deletePlan(store, plan);
-        request.auditNote = { ...request.auditNote, details: changedFields(auditFields(plan.spec), {}) };
-        return reply.code(204).send();
-      },
-    );
-
-    for (const action of PLAN_ACTIONS)
-      app.post<{ Params: Params }>(
-        `/api/v1/rollouts/:name/${action}`,
-        {
-          schema: {
-            summary: ACTION_SUMMARIES[action],
-            params: RolloutParams,
-            response: { 200: RolloutView },
-          },
-        },
-        async (request) => {
-          const store = planStore(ctx);
-          const plan = await readPlan(store, request.params.name);
-          notePlan(ctx, request, plan);
-          const { spec } = decided(actionPatch(plan, action));
-          const patched = await patchPlanSpec(store, plan, spec);
-          const before = Object.fromEntries(
-            Object.keys(spec).map((key) => [key, plan.spec[key as keyof FlagRolloutSpec]]),
-          );
-          request.auditNote = { ...request.auditNote, details: changedFields(before, spec) };
-          return rolloutView(patched);
-        },
-      );
-
-    for (const [path, decision] of [
-      ["approve", "Approved"],
-      ["reject", "Rejected"],
-    ] as const)
-      app.post<{ Params: Params; Body: ApprovalBody }>(
-        `/api/v1/rollouts/:name/${path}`,
-        {
-          schema: {
-            summary:
-              decision === "Approved"
-                ? "Approve a plan that touches protected clusters; never its author's (admin, editor)"
-                : "Reject a plan awaiting approval; its author may, to withdraw it (admin, editor)",
-            params: RolloutParams,
-            body: ApprovalBody,
-            response: { 200: RolloutView },
-          },
-        },
-        async (request) => {
-          const { username } = actorOf(request);
-          const { comment, spec: seen } = request.body;
-          const { after } = await updatePlanStatus(planStore(ctx), request.params.name, (plan) => {
-            notePlan(ctx, request, plan);
-            const at = isoTime(ctx.now());
-            return {
-              approval: decided(approvalDecision(plan, { decision, username, comment, at, seen })).approval,
-            };
-          });
-          request.auditNote = {
-            ...request.auditNote,
-            details: changedFields({}, { approval: after.status?.approval }),
-          };
-          return rolloutView(after);
-        },
-      );
+    for (const route of [
+      listRollouts,
+      createRollout,
+      promoteFlag,
+      getRollout,
+      deleteRollout,
+      planActionRoutes,
+      approvalRoutes,
+    ])
+      route(app, ctx);
     done();
   };
 }

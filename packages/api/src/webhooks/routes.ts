@@ -89,136 +89,167 @@ export function installWebhookEvents(app: FastifyInstance, ctx: ApiContext): voi
   });
 }
 
+/** GET /api/v1/webhooks: every webhook (admin). */
+function listWebhooks(app: FastifyInstance, ctx: ApiContext): void {
+  app.get(
+    "/api/v1/webhooks",
+    { schema: { summary: "Every webhook (admin)", response: { 200: Type.Array(WebhookView) } } },
+    () => ctx.webhooks.list(),
+  );
+}
+
+/** POST /api/v1/webhooks: create a webhook (admin); the answer shows its secret, once. */
+function createWebhook(app: FastifyInstance, ctx: ApiContext): void {
+  app.post<{ Body: WebhookBody }>(
+    "/api/v1/webhooks",
+    {
+      schema: {
+        summary: "Create a webhook (admin); the answer shows its secret, once",
+        body: WebhookBody,
+        response: { 201: CreatedWebhook },
+      },
+    },
+    async (request, reply) => {
+      const fields = await checkedFields(ctx, request.body);
+      const secret = request.body.secret ?? `whsec_${randomBytes(32).toString("hex")}`;
+      const webhook = await ctx.webhooks.create(randomUUID(), fields, secret, isoTime(ctx.now()));
+      request.auditNote = { resourceName: webhook.id, details: changedFields({}, auditFields(fields)) };
+      return reply.code(201).send({ ...webhook, secret });
+    },
+  );
+}
+
+/** GET /api/v1/webhooks/:id: one webhook (admin). */
+function getWebhook(app: FastifyInstance, ctx: ApiContext): void {
+  app.get<{ Params: Params }>(
+    "/api/v1/webhooks/:id",
+    { schema: { summary: "One webhook (admin)", params: WebhookParams, response: { 200: WebhookView } } },
+    (request) => existing(ctx, request.params.id),
+  );
+}
+
+/** PUT /api/v1/webhooks/:id: replace a webhook (admin); its secret, and its enabled state, are kept unless given. */
+function replaceWebhook(app: FastifyInstance, ctx: ApiContext): void {
+  app.put<{ Params: Params; Body: Type.Static<typeof WebhookUpdateBody> }>(
+    "/api/v1/webhooks/:id",
+    {
+      schema: {
+        summary: "Replace a webhook (admin); its secret, and its enabled state, are kept unless given",
+        params: WebhookParams,
+        body: WebhookUpdateBody,
+        response: { 200: WebhookView },
+      },
+    },
+    async (request) => {
+      const before = await existing(ctx, request.params.id);
+      const fields = await checkedFields(ctx, request.body, before.enabled);
+      const { secret } = request.body;
+      const after = await ctx.webhooks.update(before.id, fields, secret, isoTime(ctx.now()));
+      if (after === undefined) throw new HttpError(404, `webhook ${before.id} not found`);
+      const diff = changedFields(auditFields(before), auditFields(fields));
+      request.auditNote = {
+        details: { ...diff, ...(secret === undefined ? {} : { secretChanged: true }) },
+      };
+      return after;
+    },
+  );
+}
+
+/** DELETE /api/v1/webhooks/:id: delete a webhook and its deliveries (admin). */
+function deleteWebhook(app: FastifyInstance, ctx: ApiContext): void {
+  app.delete<{ Params: Params }>(
+    "/api/v1/webhooks/:id",
+    {
+      schema: {
+        summary: "Delete a webhook and its deliveries (admin)",
+        params: WebhookParams,
+        response: { 200: MessageBody },
+      },
+    },
+    async (request) => {
+      const before = await existing(ctx, request.params.id);
+      if (!(await ctx.webhooks.delete(before.id))) throw new HttpError(404, `webhook ${before.id} not found`);
+      request.auditNote = { details: changedFields(auditFields(before), {}) };
+      return { message: `webhook ${before.id} deleted` };
+    },
+  );
+}
+
+/** POST /api/v1/webhooks/:id/test: send a signed test event now and tell how the receiver answered (admin). */
+function testWebhook(app: FastifyInstance, ctx: ApiContext): void {
+  app.post<{ Params: Params }>(
+    "/api/v1/webhooks/:id/test",
+    {
+      schema: {
+        summary: "Send a signed test event now and tell how the receiver answered (admin)",
+        params: WebhookParams,
+        response: { 200: TestResult },
+      },
+    },
+    async (request) => {
+      const webhook = await existing(ctx, request.params.id);
+      const secret = await ctx.webhooks.secretOf(webhook.id);
+      if (secret === undefined) throw new HttpError(404, `webhook ${webhook.id} not found`);
+      const event: WebhookEvent = {
+        id: `${TEST_EVENT}/${randomUUID()}`,
+        type: TEST_EVENT,
+        occurredAt: isoTime(ctx.now()),
+        cluster: "",
+        namespace: "",
+        name: webhook.name,
+        actor: request.actor?.username ?? "",
+        details: {},
+      };
+      const body = bodyOf(event, webhook.format);
+      const started = performance.now();
+      const outcome = await sendAttempt(webhook.url, body, headersOf(event, body, secret, ctx.now()), {
+        timeoutMs: ctx.config.webhooks.timeoutMs,
+        allowed: allowedNetworks(ctx.config.webhooks),
+      });
+      request.auditNote = { details: { ok: outcome.ok, status: outcome.status } };
+      return { ...outcome, durationMs: Math.round(performance.now() - started) };
+    },
+  );
+}
+
+/** GET /api/v1/webhooks/:id/deliveries: a webhook's delivery log, newest first, paged by beforeId (admin). */
+function listDeliveries(app: FastifyInstance, ctx: ApiContext): void {
+  app.get<{ Params: Params; Querystring: Type.Static<typeof DeliveriesQuery> }>(
+    "/api/v1/webhooks/:id/deliveries",
+    {
+      schema: {
+        summary: "A webhook's delivery log, newest first, paged by beforeId (admin)",
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
+    async (request) => {
+      const webhook = await existing(ctx, request.params.id);
+      const limit = Number(request.query.limit ?? 50);
+      if (limit < 1 || limit > 200) throw new HttpError(400, "query.limit: must be between 1 and 200");
+      const beforeId = request.query.beforeId === undefined ? undefined : Number(request.query.beforeId);
+      // One more than asked says whether a next page exists.
+      const rows = await ctx.webhooks.deliveries(webhook.id, limit + 1, beforeId);
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return rows.length > limit && last !== undefined ? { items, nextBeforeId: last.id } : { items };
+    },
+  );
+}
+
 export function webhookRoutes(ctx: ApiContext) {
   return (app: FastifyInstance, _options: unknown, done: () => void) => {
-    app.get(
-      "/api/v1/webhooks",
-      { schema: { summary: "Every webhook (admin)", response: { 200: Type.Array(WebhookView) } } },
-      () => ctx.webhooks.list(),
-    );
-
-    app.post<{ Body: WebhookBody }>(
-      "/api/v1/webhooks",
-      {
-        schema: {
-          summary: "Create a webhook (admin); the answer shows its secret, once",
-          body: WebhookBody,
-          response: { 201: CreatedWebhook },
-        },
-      },
-      async (request, reply) => {
-        const fields = await checkedFields(ctx, request.body);
-        const secret = request.body.secret ?? `whsec_${randomBytes(32).toString("hex")}`;
-        const webhook = await ctx.webhooks.create(randomUUID(), fields, secret, isoTime(ctx.now()));
-        request.auditNote = { resourceName: webhook.id, details: changedFields({}, auditFields(fields)) };
-        return reply.code(201).send({ ...webhook, secret });
-      },
-    );
-
-    app.get<{ Params: Params }>(
-      "/api/v1/webhooks/:id",
-      { schema: { summary: "One webhook (admin)", params: WebhookParams, response: { 200: WebhookView } } },
-      (request) => existing(ctx, request.params.id),
-    );
-
-    app.put<{ Params: Params; Body: Type.Static<typeof WebhookUpdateBody> }>(
-      "/api/v1/webhooks/:id",
-      {
-        schema: {
-          summary: "Replace a webhook (admin); its secret, and its enabled state, are kept unless given",
-          params: WebhookParams,
-          body: WebhookUpdateBody,
-          response: { 200: WebhookView },
-        },
-      },
-      async (request) => {
-        const before = await existing(ctx, request.params.id);
-        const fields = await checkedFields(ctx, request.body, before.enabled);
-        const { secret } = request.body;
-        const after = await ctx.webhooks.update(before.id, fields, secret, isoTime(ctx.now()));
-        if (after === undefined) throw new HttpError(404, `webhook ${before.id} not found`);
-        const diff = changedFields(auditFields(before), auditFields(fields));
-        request.auditNote = {
-          details: { ...diff, ...(secret === undefined ? {} : { secretChanged: true }) },
-        };
-        return after;
-      },
-    );
-
-    app.delete<{ Params: Params }>(
-      "/api/v1/webhooks/:id",
-      {
-        schema: {
-          summary: "Delete a webhook and its deliveries (admin)",
-          params: WebhookParams,
-          response: { 200: MessageBody },
-        },
-      },
-      async (request) => {
-        const before = await existing(ctx, request.params.id);
-        if (!(await ctx.webhooks.delete(before.id)))
-          throw new HttpError(404, `webhook ${before.id} not found`);
-        request.auditNote = { details: changedFields(auditFields(before), {}) };
-        return { message: `webhook ${before.id} deleted` };
-      },
-    );
-
-    app.post<{ Params: Params }>(
-      "/api/v1/webhooks/:id/test",
-      {
-        schema: {
-          summary: "Send a signed test event now and tell how the receiver answered (admin)",
-          params: WebhookParams,
-          response: { 200: TestResult },
-        },
-      },
-      async (request) => {
-        const webhook = await existing(ctx, request.params.id);
-        const secret = await ctx.webhooks.secretOf(webhook.id);
-        if (secret === undefined) throw new HttpError(404, `webhook ${webhook.id} not found`);
-        const event: WebhookEvent = {
-          id: `${TEST_EVENT}/${randomUUID()}`,
-          type: TEST_EVENT,
-          occurredAt: isoTime(ctx.now()),
-          cluster: "",
-          namespace: "",
-          name: webhook.name,
-          actor: request.actor?.username ?? "",
-          details: {},
-        };
-        const body = bodyOf(event, webhook.format);
-        const started = performance.now();
-        const outcome = await sendAttempt(webhook.url, body, headersOf(event, body, secret, ctx.now()), {
-          timeoutMs: ctx.config.webhooks.timeoutMs,
-          allowed: allowedNetworks(ctx.config.webhooks),
-        });
-        request.auditNote = { details: { ok: outcome.ok, status: outcome.status } };
-        return { ...outcome, durationMs: Math.round(performance.now() - started) };
-      },
-    );
-
-    app.get<{ Params: Params; Querystring: Type.Static<typeof DeliveriesQuery> }>(
-      "/api/v1/webhooks/:id/deliveries",
-      {
-        schema: {
-          summary: "A webhook's delivery log, newest first, paged by beforeId (admin)",
-          params: WebhookParams,
-          querystring: DeliveriesQuery,
-          response: { 200: DeliveryPage },
-        },
-      },
-      async (request) => {
-        const webhook = await existing(ctx, request.params.id);
-        const limit = Number(request.query.limit ?? 50);
-        if (limit < 1 || limit > 200) throw new HttpError(400, "query.limit: must be between 1 and 200");
-        const beforeId = request.query.beforeId === undefined ? undefined : Number(request.query.beforeId);
-        // One more than asked says whether a next page exists.
-        const rows = await ctx.webhooks.deliveries(webhook.id, limit + 1, beforeId);
-        const items = rows.slice(0, limit);
-        const last = items.at(-1);
-        return rows.length > limit && last !== undefined ? { items, nextBeforeId: last.id } : { items };
-      },
-    );
+    for (const route of [
+      listWebhooks,
+      createWebhook,
+      getWebhook,
+      replaceWebhook,
+      deleteWebhook,
+      testWebhook,
+      listDeliveries,
+    ])
+      route(app, ctx);
     done();
   };
 }
