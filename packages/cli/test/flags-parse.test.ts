@@ -1,6 +1,8 @@
 // `svc flags <verb>` command lines read into requests: options, defaults, and every usage error
 // named by its option (the shell turns any into exit 2).
 import { describe, expect, it } from "vitest";
+import { DEFAULT_SERVER } from "../src/flags/connection.ts";
+import { FLAGD_USAGE } from "../src/flags/flagd-verbs.ts";
 import { parseLabels, parseVerbCommand } from "../src/flags/parse.ts";
 import { flagsUsage, rolloutUsage, VERBS, verbHelp } from "../src/flags/verbs.ts";
 
@@ -117,4 +119,121 @@ it("parseLabels reads k=v pairs and refuses a pair without its '=' or key", () =
   expect(parseLabels("app=web,tier=")).toEqual({ app: "web", tier: "" });
   expect(parseLabels("app")).toBeUndefined();
   expect(parseLabels("=web")).toBeUndefined();
+});
+
+// import and export, the verbs of the first version (moved from flags-arguments.test.ts, whose
+// parser this one replaced: the same command lines, the same requests, connections and errors).
+describe("parseVerbCommand: import and export", () => {
+  const fields = (parsed: ReturnType<typeof parseVerbCommand>) =>
+    parsed.kind === "usage" || parsed.kind === "flagd usage" ? parsed.errors.map((e) => e.field) : [];
+
+  it("reads an import: the file, a sidecar delivery by default, the server and token from the environment", () => {
+    const result = parseVerbCommand(
+      [
+        "import",
+        "flags.json",
+        "--namespace",
+        "shop",
+        "--cluster",
+        "local",
+        "--selector",
+        "app=web,tier=front",
+        "--dry-run",
+      ],
+      { SVC_TOKEN: "t0ken" },
+    );
+    expect(result).toEqual({
+      kind: "flagd run",
+      request: {
+        verb: "import",
+        file: "flags.json",
+        namespace: "shop",
+        cluster: "local",
+        delivery: { sidecar: { selector: { matchLabels: { app: "web", tier: "front" } } } },
+        dryRun: true,
+      },
+      connection: { server: DEFAULT_SERVER, token: "t0ken" },
+    });
+  });
+
+  it("lets --server and --token win over SVC_API_URL and SVC_TOKEN", () => {
+    const result = parseVerbCommand(
+      ["export", "--namespace", "shop", "--cluster", "c", "--server", "http://127.0.0.1:9/", "--token", "x"],
+      { SVC_API_URL: "http://elsewhere:1", SVC_TOKEN: "y" },
+    );
+    expect(result.kind === "flagd run" && result.connection).toEqual({
+      server: "http://127.0.0.1:9",
+      token: "x",
+    });
+    expect(result.kind === "flagd run" && result.request).toEqual({
+      verb: "export",
+      namespace: "shop",
+      cluster: "c",
+    });
+  });
+
+  it("builds envVar and configMap deliveries", () => {
+    const base = [
+      "import",
+      "f.json",
+      "--namespace",
+      "n",
+      "--cluster",
+      "c",
+      "--selector",
+      "a=b",
+      "--token",
+      "t",
+    ];
+    const envVar = parseVerbCommand([...base, "--delivery", "envVar"], {});
+    expect(envVar.kind === "flagd run" && envVar.request).toMatchObject({
+      delivery: { envVar: { selector: { matchLabels: { a: "b" } } } },
+    });
+    const configMap = parseVerbCommand(
+      [...base, "--delivery", "configMap", "--config-map", "flags", "--key", "k"],
+      {},
+    );
+    expect(configMap.kind === "flagd run" && configMap.request).toMatchObject({
+      delivery: { configMap: { configMapName: "flags", key: "k", selector: { matchLabels: { a: "b" } } } },
+    });
+    expect(fields(parseVerbCommand([...base, "--delivery", "configMap"], {}))).toEqual(["--config-map"]);
+  });
+
+  it("lists every problem of a bad command line, by option", () => {
+    expect(
+      fields(parseVerbCommand(["import", "--selector", "app", "--delivery", "pigeon", "--bogus"], {})),
+    ).toEqual(["--bogus", "--namespace", "--cluster", "--token", "--selector", "--delivery", "<file>"]);
+    expect(
+      fields(
+        parseVerbCommand(
+          ["export", "out.json", "--selector", "a=b", "--namespace", "n", "--cluster", "c", "--token", "t"],
+          {},
+        ),
+      ),
+    ).toEqual(["--selector", "out.json"]);
+    expect(fields(parseVerbCommand(["sync"], { SVC_TOKEN: "t" }))).toContain("");
+  });
+
+  it("keeps the first version's syntax: --name value only, and its own usage text for --help", () => {
+    const where = ["--namespace", "n", "--cluster", "c", "--token", "t"];
+    const errors = (args: string[]) => {
+      const parsed = parseVerbCommand(args, {});
+      return parsed.kind === "flagd usage" ? parsed.errors : [];
+    };
+    expect(errors(["export", ...where, "-n", "x"])).toEqual([
+      { field: "-n", message: "export takes no file: it writes to stdout" },
+    ]);
+    expect(errors(["export", ...where, "--namespace=x"])).toEqual([
+      { field: "--namespace=x", message: "is not an option of this command" },
+    ]);
+    expect(errors(["export", ...where, "--dry-run"])).toEqual([
+      { field: "--dry-run", message: "is not an option of this command" },
+    ]);
+    expect(errors(["export", ...where, "--override-reason", "why", "--cluster"])).toEqual([
+      { field: "--cluster", message: "is not an option of this command" },
+      { field: "--override-reason", message: "is an option of import only" },
+    ]);
+    expect(parseVerbCommand(["import", "f.json", "-h"])).toEqual({ kind: "help", text: FLAGD_USAGE });
+    expect(parseVerbCommand(["export", "--help"])).toEqual({ kind: "help", text: FLAGD_USAGE });
+  });
 });

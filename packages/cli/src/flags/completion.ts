@@ -3,9 +3,13 @@
 // the same function through its bashcompinit layer: one script to keep right, not two.
 import { ROLLOUT } from "./rollout-verbs.ts";
 import { USER_VERBS } from "../users/verbs.ts";
-import { FLAGD_VERBS, rolloutVerbs, VERBS, type OptionSpec, type VerbSpec } from "./verbs.ts";
+import { FLAGD_VERBS } from "./flagd-verbs.ts";
+import { rolloutVerbs, VERBS, type OptionSpec, type VerbSpec } from "./verbs.ts";
 
-/** Options of import and export (flags-arguments.ts): completed by name only. */
+/**
+ * Options of import and export (flagd-verbs.ts): completed by name only, as they always were,
+ * import's --override-reason not among them.
+ */
 const FLAGD_OPTIONS = {
   import: "--namespace --cluster --selector --delivery --config-map --key --dry-run --server --token",
   export: "--namespace --cluster --server --token",

@@ -4,9 +4,16 @@
 import { isAbsolute, join } from "node:path";
 import type { FieldError, Validated } from "@svc/core";
 import { settingsReader, type Environment } from "@svc/core/schema/settings";
-import type { ConnectionOptions } from "./parse.ts";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8090";
+
+/** The options that say where the API is; the shell fills the rest from the environment and login. */
+export interface ConnectionOptions {
+  server?: string;
+  token?: string;
+  /** --override-reason: an admin's reason to write a protected cluster's flag directly. */
+  overrideReason?: string;
+}
 
 export interface CliSettings {
   server: string;

@@ -1,6 +1,10 @@
 // A `svc flags <verb>` command line read into a typed request (pure: unit-tested). Every
 // problem is listed by the option it concerns; the shell exits 2 on any.
 import type { FieldError } from "@svc/core";
+import type { Environment } from "@svc/core/schema/settings";
+import type { Connection, ConnectionOptions } from "./connection.ts";
+import { flagdRequestOf, type FlagdRequest } from "./flagd-parse.ts";
+import { FLAGD_USAGE, FLAGD_VERBS, IMPORT_ONLY, isFlagdVerb, type FlagdVerb } from "./flagd-verbs.ts";
 import {
   DEFAULT_CLUSTER,
   flagRef,
@@ -22,7 +26,7 @@ import {
   type Verb,
 } from "./verbs.ts";
 
-export { DEFAULT_CLUSTER, parseLabels, type FlagRef };
+export { DEFAULT_CLUSTER, parseLabels, type ConnectionOptions, type FlagRef };
 
 /** The definition fields a command line sets (create: all of them; set: the ones to change). */
 export interface DefinitionOptions {
@@ -50,40 +54,49 @@ export type VerbRequest =
   | { verb: "completion"; shell: "bash" | "zsh" }
   | RolloutRequest;
 
-/** The options that say where the API is; the shell fills the rest from the environment and login. */
-export interface ConnectionOptions {
-  server?: string;
-  token?: string;
-  /** --override-reason: an admin's reason to write a protected cluster's flag directly. */
-  overrideReason?: string;
-}
-
 export type ParsedCommand =
   | { kind: "help"; text: string }
   | { kind: "usage"; verb?: Verb; group?: typeof ROLLOUT; errors: FieldError[] }
-  | { kind: "run"; request: VerbRequest; output: Output; connection: ConnectionOptions };
+  | { kind: "run"; request: VerbRequest; output: Output; connection: ConnectionOptions }
+  // import and export: their connection is resolved with their command line (flagd-parse.ts).
+  | { kind: "flagd usage"; errors: FieldError[] }
+  | { kind: "flagd run"; request: FlagdRequest; connection: Connection };
+
+/**
+ * How options are written: every verb's way, or import and export's first one, `--name value`
+ * only (`-x` is a word; `--name=value`, or a valued `--name` with nothing after it, is no option).
+ */
+export type OptionSyntax = "verb" | "first version";
 
 /** Reads options (`--name value`, `--name=value`, `-x value`) against the verb's table. */
-export function readOptions(specs: readonly OptionSpec[], args: readonly string[], errors: FieldError[]) {
+export function readOptions(
+  specs: readonly OptionSpec[],
+  args: readonly string[],
+  errors: FieldError[],
+  syntax: OptionSyntax = "verb",
+) {
+  const firstVersion = syntax === "first version";
+  const unknown = `is not an option of this ${firstVersion ? "command" : "verb"}`;
   const values = new Map<string, string>();
   const lists = new Map<string, string[]>();
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? "";
-    if (!arg.startsWith("-") || arg === "-") {
+    if (!arg.startsWith(firstVersion ? "--" : "-") || arg === "-") {
       positional.push(arg);
       continue;
     }
-    const [word, inline] = arg.startsWith("--") ? splitOnce(arg) : [arg, undefined];
+    const [word, inline] = arg.startsWith("--") && !firstVersion ? splitOnce(arg) : [arg, undefined];
     const spec = specs.find((s) => s.name === word || s.short === word);
     if (spec === undefined) {
-      errors.push({ field: word, message: "is not an option of this verb" });
+      errors.push({ field: word, message: unknown });
     } else if (spec.value === undefined) {
       if (inline !== undefined) errors.push({ field: spec.name, message: "takes no value" });
       values.set(spec.name, "true");
     } else {
       const value = inline ?? args[++i];
-      if (value === undefined) errors.push({ field: spec.name, message: `needs a value (${spec.value})` });
+      if (value === undefined)
+        errors.push({ field: spec.name, message: firstVersion ? unknown : `needs a value (${spec.value})` });
       else if (spec.choices !== undefined && !spec.choices.includes(value))
         errors.push({ field: spec.name, message: `must be one of: ${spec.choices.join(", ")}` });
       else {
@@ -203,11 +216,30 @@ function verbOf(args: readonly string[]): { word: string; rest: readonly string[
   return { word: `${ROLLOUT} ${second}`, rest: more };
 }
 
-/** `svc flags <verb> …` (the words after `flags`), for the verbs of this table. */
-export function parseVerbCommand(args: readonly string[]): ParsedCommand {
+/** --help or -h among the words after the verb: its help, whatever else they say. */
+export const asksForHelp = (words: readonly string[]) => words.includes("--help") || words.includes("-h");
+
+/** import and export: `env` holds SVC_API_URL and SVC_TOKEN, which their options win over. */
+function parseFlagdCommand(verb: FlagdVerb, words: readonly string[], env: Environment): ParsedCommand {
+  if (asksForHelp(words)) return { kind: "help", text: FLAGD_USAGE };
+  const errors: FieldError[] = [];
+  // export reads import's options too, to say they are import's.
+  const specs =
+    verb === "import" ? FLAGD_VERBS.import.options : [...FLAGD_VERBS.export.options, ...IMPORT_ONLY];
+  const options = readOptions(specs, words, errors, "first version");
+  const { request, connection } = flagdRequestOf(verb, options, errors, env);
+  return errors.length > 0 ? { kind: "flagd usage", errors } : { kind: "flagd run", request, connection };
+}
+
+/**
+ * `svc flags <verb> …` (the words after `flags`), for every verb. `env` is read by import and
+ * export only; the other verbs' connection is resolved by the shell.
+ */
+export function parseVerbCommand(args: readonly string[], env: Environment = {}): ParsedCommand {
   const { word, rest } = verbOf(args);
+  if (isFlagdVerb(word)) return parseFlagdCommand(word, rest, env);
   if (word === ROLLOUT) {
-    if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", text: rolloutUsage() };
+    if (asksForHelp(rest)) return { kind: "help", text: rolloutUsage() };
     const errors = [{ field: "", message: `a verb is required: svc flags ${ROLLOUT} <verb>` }];
     return { kind: "usage", group: ROLLOUT, errors };
   }
@@ -216,7 +248,7 @@ export function parseVerbCommand(args: readonly string[]): ParsedCommand {
     const group = word.startsWith(`${ROLLOUT} `) ? ({ group: ROLLOUT } as const) : {};
     return { kind: "usage", ...group, errors: [{ field: "", message }] };
   }
-  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help", text: verbHelp(word) };
+  if (asksForHelp(rest)) return { kind: "help", text: verbHelp(word) };
   const errors: FieldError[] = [];
   const options = readOptions(VERBS[word].options, rest, errors);
   const request = requestOf(word, options, errors) as VerbRequest;

@@ -1,12 +1,14 @@
 // The shell of `svc flags <verb>`: parse (pure), resolve the connection (pure), call the API,
 // print, and turn the outcome into the exit code (docs/cli.md): 0 done, 1 error, 2 bad usage,
-// 3 not found, 4 conflict.
+// 3 not found, 4 conflict (import and export, of the first version: 1 on any failure, flagd.ts).
 import { describeErrors } from "@svc/core";
 import { apply, diff } from "./apply.ts";
 import { ExitError, failure } from "./client.ts";
 import { bashCompletion, zshCompletion } from "./completion.ts";
 import { EXIT, parseCliSettings, resolveConnection, tokenPath } from "./connection.ts";
 import { create, get, list, remove, set, toggle } from "./crud.ts";
+import { flagdEnvironment, runFlagd } from "./flagd.ts";
+import { FLAGD_USAGE } from "./flagd-verbs.ts";
 import { login } from "./login.ts";
 import { parseVerbCommand, type ParsedCommand } from "./parse.ts";
 import { runRolloutVerb } from "./rollouts.ts";
@@ -79,9 +81,14 @@ async function stoppable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<
   }
 }
 
-/** Runs one verb; returns its exit code. `commands`: svc's command names, for completion. */
+/** Runs one verb, any of `svc flags`; returns its exit code. `commands`: svc's command names, for completion. */
 export async function runFlagVerb(args: readonly string[], commands: readonly string[]): Promise<number> {
-  const parsed = parseVerbCommand(args);
+  const parsed = parseVerbCommand(args, await flagdEnvironment(args, process.env));
+  if (parsed.kind === "flagd usage") {
+    process.stderr.write(`svc flags: ${describeErrors(parsed.errors)}\n\n${FLAGD_USAGE}`);
+    return EXIT.usage;
+  }
+  if (parsed.kind === "flagd run") return runFlagd(parsed.request, parsed.connection);
   const verb =
     parsed.kind === "run"
       ? parsed.request.verb

@@ -10,6 +10,7 @@ import {
   SERVER,
   type OptionSpec,
 } from "./options.ts";
+import { FLAGD_VERBS } from "./flagd-verbs.ts";
 import { ROLLOUT, ROLLOUT_VERBS } from "./rollout-verbs.ts";
 
 export { OUTPUTS, type OptionSpec, type Output } from "./options.ts";
@@ -137,12 +138,6 @@ export const VERBS = {
 export type Verb = keyof typeof VERBS;
 export const isVerb = (word: string): word is Verb => Object.hasOwn(VERBS, word);
 
-/** The verbs of the first version, parsed by flags-arguments.ts: listed in help and completion. */
-export const FLAGD_VERBS = {
-  import: "create every flag of a flagd file in a namespace (svc flags import --help)",
-  export: "print a namespace's flags as a flagd file (svc flags export --help)",
-} as const;
-
 export const EXIT_CODES = "exit codes: 0 done, 1 error, 2 bad usage, 3 not found, 4 conflict";
 
 export function optionLine(spec: OptionSpec): string {
@@ -183,7 +178,8 @@ export function flagsUsage(): string {
     if (verb === `${ROLLOUT} ${rolloutVerbs()[0] ?? ""}`) return [group];
     return verb.startsWith(`${ROLLOUT} `) ? [] : [[verb, spec.summary]];
   });
-  const all = [...entries, ...Object.entries(FLAGD_VERBS)];
+  const flagd = Object.entries(FLAGD_VERBS).map(([verb, spec]): [string, string] => [verb, spec.summary]);
+  const all = [...entries, ...flagd];
   return `usage: svc flags <verb> [options]   (svc flags <verb> --help)\n\nverbs:\n${verbLines(all)}\n\n${EXIT_CODES}\n`;
 }
 
