@@ -16,7 +16,7 @@ import {
 } from "@svc/localkube";
 import { parseOperatorConfig, runOperator, type RunningOperator } from "@svc/operator";
 import { buildDashboardServer, parseDashboardConfig } from "@svc/dashboard";
-import { part, runProcess, startGroups, type ProcessHost } from "@svc/process";
+import { part, runProcess, startGroups, type ProcessHost, type StartedGroups } from "@svc/process";
 import { configFromEnv, runSidecar, type RunningSidecar } from "@svc/sidecar";
 import { DevApiClient } from "../dev/api-client.ts";
 import { devBanner, type BannerCluster } from "../dev/banner.ts";
@@ -159,17 +159,15 @@ interface DevServices {
 }
 
 /**
- * svc's processes in the order they need each other, and the demo once the operator delivers.
- * On Ctrl-C they stop (the last started first) after what svc dev created in your cluster is
- * removed (the operator takes its finalizers off the demo flags) and before the clusters they
- * talk to stop (the operator releases its Lease instead of failing to renew it): shutdown steps
- * run newest first.
+ * svc's processes in the order they need each other, and the demo once the operator delivers;
+ * `starting` gets them before they are up, so that the caller's shutdown step can stop them.
  */
 async function startServices(
   runDir: string,
   env: Environment,
   [hub, second]: [DevCluster, DevCluster | undefined],
   withNode: boolean,
+  starting: (running: StartedGroups) => void,
 ): Promise<DevServices> {
   const settings = (own: Environment, fixed: Environment): Environment => ({ ...own, ...env, ...fixed });
   const api = part(
@@ -231,7 +229,7 @@ async function startServices(
     (started) => started.server.close(),
   );
   const running = startGroups([[api], [operator], [demo], [sidecar], [dashboard]]);
-  onShutdownSignal(() => running.close().catch(() => undefined));
+  starting(running);
   await running.ready;
   return {
     api: api.value,
@@ -268,8 +266,16 @@ async function startEverything(settings: DevSettings, env: Environment): Promise
   const withNode = withLocalNode(settings);
   const clusters = await startClusters(settings, runDir, env, withNode);
   const [hub, second] = clusters;
+  // On Ctrl-C svc's processes stop (the last started first) after what svc dev created in your
+  // cluster is removed (prepareHub's step: the operator takes its finalizers off the demo flags)
+  // and before the clusters they talk to stop (the operator releases its Lease instead of failing
+  // to renew it): shutdown steps run newest first, so this one is registered before prepareHub's.
+  let running: StartedGroups | undefined;
+  onShutdownSignal(async () => {
+    await running?.close().catch(() => undefined);
+  });
   await prepareHub(hub);
-  const services = await startServices(runDir, env, clusters, withNode);
+  const services = await startServices(runDir, env, clusters, withNode, (started) => (running = started));
   const { client, hubId } = services;
   const banner = [await bannerCluster(client, hub, hubId)] as [BannerCluster, ...BannerCluster[]];
   const pods: DemoPod[] = withNode ? await demoPods(hub.kubeConfig, PODS_WAIT_MS) : [];
