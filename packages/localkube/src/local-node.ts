@@ -38,13 +38,18 @@ import {
   unlockHost,
   type HostState,
 } from "./node-host.ts";
+import {
+  CNI_BIN_DIR,
+  cniConfig,
+  containerdConfig,
+  kubeletConfig,
+  kubeProxyConfig,
+  type NodeTaint,
+} from "./node-configs.ts";
+
+export { PAUSE_IMAGE, type NodeTaint } from "./node-configs.ts";
 
 const run = promisify(execFile);
-
-/** containerd's sandbox ("pause") image: built here (make images), never pulled. */
-export const PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
-
-const CNI_BIN_DIR = "/usr/lib/cni";
 
 /** Where make images puts the archives of the images a local node runs (hack/images/build.sh). */
 export const LOCAL_IMAGE_DIR = join(import.meta.dirname, "../../../.cache/images");
@@ -52,12 +57,6 @@ export const LOCAL_IMAGE_DIR = join(import.meta.dirname, "../../../.cache/images
 /** The archives of make images: the pause image, svc's two images and the demo application. */
 export function localImageArchives(): string[] {
   return ["pause", "svc", "sidecar", "demo"].map((image) => join(LOCAL_IMAGE_DIR, `${image}.tar`));
-}
-
-export interface NodeTaint {
-  key: string;
-  value?: string;
-  effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
 }
 
 export interface LocalNodeOptions {
@@ -139,112 +138,13 @@ export function localNodeUnavailable(
   return missing;
 }
 
-function containerdConfig(dir: string, socket: string): string {
-  return `version = 2
-root = "${join(dir, "containerd/root")}"
-state = "${join(dir, "containerd/state")}"
-[grpc]
-  address = "${socket}"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "${join(dir, "containerd/opt")}"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "${PAUSE_IMAGE}"
-  # runc cannot lower oom_score_adj without CAP_SYS_RESOURCE (root in a container often lacks
-  # it): without this, every container fails with "can't get final child's PID from pipe: EOF".
-  restrict_oom_score_adj = true
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "${CNI_BIN_DIR}"
-    conf_dir = "${join(dir, "cni")}"
-`;
-}
-
-function cniConfig(dir: string): string {
-  return JSON.stringify({
-    cniVersion: "1.0.0",
-    name: "svc-pods",
-    plugins: [
-      {
-        type: "bridge",
-        bridge: POD_NETWORK.bridge,
-        isGateway: true,
-        ipMasq: true,
-        hairpinMode: true,
-        ipam: {
-          type: "host-local",
-          ranges: [[{ subnet: POD_NETWORK.subnet, gateway: POD_NETWORK.gateway }]],
-          routes: [{ dst: "0.0.0.0/0" }],
-          dataDir: join(dir, "cni-ipam"),
-        },
-      },
-    ],
-  });
-}
-
-interface KubeletPorts {
-  port: number;
-  healthzPort: number;
-}
-
-function kubeletConfig(
-  dir: string,
-  socket: string,
-  clientCaPath: string,
-  ports: KubeletPorts,
-  options: LocalNodeOptions,
-): string {
-  const config = {
-    apiVersion: "kubelet.config.k8s.io/v1beta1",
-    kind: "KubeletConfiguration",
-    // The machines this runs on boot cgroup v1 without systemd managing cgroups, and have swap.
-    failCgroupV1: false,
-    cgroupDriver: "cgroupfs",
-    failSwapOn: false,
-    containerRuntimeEndpoint: `unix://${socket}`,
-    address: POD_NETWORK.gateway,
-    port: ports.port,
-    readOnlyPort: 0,
-    healthzBindAddress: "127.0.0.1",
-    healthzPort: ports.healthzPort,
-    // Only the kube-apiserver's client certificate (signed by the local client CA) is let in.
-    authentication: {
-      anonymous: { enabled: false },
-      webhook: { enabled: true },
-      x509: { clientCAFile: clientCaPath },
-    },
-    authorization: { mode: "Webhook" },
-    podLogsDir: join(dir, "pod-logs"),
-    syncFrequency: `${options.syncFrequencySeconds ?? 60}s`,
-    registerWithTaints: options.taints ?? [],
-    // The images are imported, never pulled: garbage collection would lose them for good.
-    imageGCHighThresholdPercent: 100,
-    imageGCLowThresholdPercent: 99,
-    // A busy test machine's disk is not a reason to evict the pods under test.
-    evictionHard: { "memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%" },
-    clusterDomain: "cluster.local",
-    serializeImagePulls: false,
-  };
-  return JSON.stringify(config, null, 2);
-}
-
 async function nodeReady(core: CoreV1Api, name: string): Promise<boolean> {
   const node: V1Node | undefined = await core.readNode({ name }).catch(() => undefined);
   return node !== undefined && isReady(node);
 }
 
-/** Starts containerd, imports the images, and starts the kubelet, kube-scheduler and kube-proxy. */
-export async function startLocalNode(
-  controlPlane: LocalControlPlane,
-  options: LocalNodeOptions = {},
-): Promise<LocalNode> {
-  const started = Date.now();
-  const binDir = options.binDir ?? defaultBinDir();
+/** Refuses to start on a machine that cannot run a node, or for a control plane its pods cannot reach. */
+function refuseUnfitStart(controlPlane: LocalControlPlane, binDir: string, options: LocalNodeOptions): void {
   const missing = localNodeUnavailable({ binDir, imageArchives: options.imageArchives ?? [] });
   if (missing.length > 0)
     throw new Error(`this machine cannot run a local node; missing:\n- ${missing.join("\n- ")}`);
@@ -252,29 +152,37 @@ export async function startLocalNode(
     throw new Error(
       `start the control plane with podNetworkAddress ${POD_NETWORK.gateway}, so that pods reach its API`,
     );
-  const timeout = options.readyTimeoutMs ?? 120_000;
-  const name = options.name ?? "svc-node";
-  const parentDir = options.parentDir ?? tmpdir();
-  if (nodeOwner() === undefined) reclaimStale(parentDir, "svc-node-");
-  const dir = await mkdtemp(join(parentDir, "svc-node-"));
-  markOwner(dir);
-  const socket = join(dir, "containerd.sock");
-  const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
-  const components: SupervisedProcess[] = [];
+}
+
+/**
+ * What the node changes on the machine: `setUp` makes the host's changes (bridge, iptables
+ * chains), `cleanUp` undoes whichever were made, removes the node's folder and unlocks the machine.
+ */
+function nodeMachine(socket: string, dir: string): { setUp: () => void; cleanUp: () => void } {
   let host: HostState | undefined;
-  const cleanUpMachine = () => {
-    tearDownHost(host, socket, dir);
-    spawnSync("rm", ["-rf", dir]);
-    unlockHost();
+  return {
+    setUp: () => {
+      host = setUpHost();
+    },
+    cleanUp: () => {
+      tearDownHost(host, socket, dir);
+      spawnSync("rm", ["-rf", dir]);
+      unlockHost();
+    },
   };
-  try {
-    lockHost(socket);
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const forgetExitCleanup = runOnExit(cleanUpMachine);
-  /** How each component was started, to start it again the same way (fault tests). */
+}
+
+type StartComponent = (binary: string, args: string[]) => SupervisedProcess;
+
+/**
+ * `start` runs a component in the node's folder, in place of its earlier process in
+ * `components`; `commands` is how each component was started, to start it again the same way
+ * (fault tests).
+ */
+function nodeComponentStarter(
+  dir: string,
+  components: SupervisedProcess[],
+): { start: StartComponent; commands: ReadonlyMap<string, { binary: string; args: string[] }> } {
   const commands = new Map<string, { binary: string; args: string[] }>();
   const start = (binary: string, args: string[]) => {
     const componentName = binary.split("/").pop() ?? binary;
@@ -289,8 +197,32 @@ export async function startLocalNode(
     putInPlace(components, component);
     return component;
   };
-  const running = (component: NodeComponent) => components.find((c) => c.name === component && c.running());
+  return { start, commands };
+}
 
+interface NodeStopParts {
+  core: CoreV1Api;
+  name: string;
+  components: readonly SupervisedProcess[];
+  cleanUpMachine: () => void;
+  forgetExitCleanup: () => void;
+  socket: string;
+  dir: string;
+}
+
+/**
+ * The node's stop, once however often it is called, and on Ctrl-C: drain, the components in
+ * reverse order, the machine cleaned up, and what is left named on one line.
+ */
+function nodeStop({
+  core,
+  name,
+  components,
+  cleanUpMachine,
+  forgetExitCleanup,
+  socket,
+  dir,
+}: NodeStopParts): () => Promise<void> {
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
@@ -308,120 +240,223 @@ export async function startLocalNode(
       if (line !== "") process.stderr.write(`${line}\n`);
     })());
   const forgetShutdownStep = onShutdownSignal(stop);
+  return stop;
+}
 
-  try {
-    host = setUpHost();
-    await mkdir(join(dir, "cni"));
-    await writeFile(join(dir, "cni/10-svc-pods.conflist"), cniConfig(dir));
-    const containerdConfigPath = join(dir, "containerd.toml");
-    await writeFile(containerdConfigPath, containerdConfig(dir, socket));
-    const containerd = start("containerd", ["--config", containerdConfigPath, "--log-level", "warn"]);
-    const ctr = (args: string[]) => run("ctr", ["--address", socket, "--namespace", "k8s.io", ...args]);
-    const containerdReady = () =>
-      ctr(["version"]).then(
-        () => true,
-        () => false,
-      );
-    await containerd.waitReady(containerdReady, timeout);
-    // Imported while the kubelet registers: the node is ready when both are done.
-    const imported = (async () => {
-      for (const archive of options.imageArchives ?? [])
-        await ctr(["images", "import", "--no-unpack", archive]);
-    })();
-    imported.catch(() => undefined);
+/** containerd's command line client, on the node's containerd and Kubernetes' namespace. */
+type Ctr = (args: string[]) => Promise<unknown>;
 
-    const [kubeletKubeconfig, schedulerKubeconfig, proxyKubeconfig] = await Promise.all([
-      controlPlane.kubeconfigFor(`kubelet-${name}`, `system:node:${name}`, ["system:nodes"]),
-      controlPlane.kubeconfigFor("kube-scheduler", "system:kube-scheduler"),
-      controlPlane.kubeconfigFor("kube-proxy", "system:kube-proxy"),
-    ]);
-    const [port, healthzPort, schedulerPort, proxyHealthzPort, proxyMetricsPort] = await Promise.all([
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-      freeLoopbackPort(),
-    ]);
-    const kubeletConfigPath = join(dir, "kubelet.json");
-    await writeFile(
-      kubeletConfigPath,
-      kubeletConfig(dir, socket, controlPlane.caPath, { port, healthzPort }, options),
+/** Writes the CNI and containerd configuration, starts containerd and waits until it answers. */
+async function startContainerd(
+  dir: string,
+  socket: string,
+  start: StartComponent,
+  timeout: number,
+): Promise<{ ctr: Ctr; containerdReady: () => Promise<boolean> }> {
+  await mkdir(join(dir, "cni"));
+  await writeFile(join(dir, "cni/10-svc-pods.conflist"), cniConfig(dir));
+  const containerdConfigPath = join(dir, "containerd.toml");
+  await writeFile(containerdConfigPath, containerdConfig(dir, socket));
+  const containerd = start("containerd", ["--config", containerdConfigPath, "--log-level", "warn"]);
+  const ctr = (args: string[]) => run("ctr", ["--address", socket, "--namespace", "k8s.io", ...args]);
+  const containerdReady = () =>
+    ctr(["version"]).then(
+      () => true,
+      () => false,
     );
-    const kubelet = start(join(binDir, "kubelet"), [
-      `--config=${kubeletConfigPath}`,
-      `--kubeconfig=${kubeletKubeconfig}`,
-      `--root-dir=${join(dir, "kubelet")}`,
-      `--cert-dir=${join(dir, "kubelet-pki")}`,
-      `--hostname-override=${name}`,
-      `--node-ip=${POD_NETWORK.gateway}`,
-      "--v=0",
-    ]);
-    const scheduler = start(join(binDir, "kube-scheduler"), [
-      `--kubeconfig=${schedulerKubeconfig}`,
-      `--secure-port=${schedulerPort}`,
-      "--bind-address=127.0.0.1",
-      "--leader-elect=false",
-      "--v=0",
-    ]);
-    const proxyConfigPath = join(dir, "kube-proxy.json");
-    await writeFile(
-      proxyConfigPath,
-      JSON.stringify({
-        apiVersion: "kubeproxy.config.k8s.io/v1alpha1",
-        kind: "KubeProxyConfiguration",
-        mode: "iptables",
-        clientConnection: { kubeconfig: proxyKubeconfig },
-        hostnameOverride: name,
-        clusterCIDR: POD_NETWORK.subnet,
-        healthzBindAddress: `127.0.0.1:${proxyHealthzPort}`,
-        metricsBindAddress: `127.0.0.1:${proxyMetricsPort}`,
-        // Leave the machine's conntrack table size alone (a container may not change it).
-        conntrack: { maxPerCore: 0 },
-      }),
-    );
-    const proxy = start(join(binDir, "kube-proxy"), [`--config=${proxyConfigPath}`, "--v=0"]);
-    await Promise.all([
-      imported,
-      kubelet.waitReady(() => nodeReady(core, name), timeout),
-      scheduler.waitReady(
-        async () => (await probe(`https://127.0.0.1:${schedulerPort}/healthz`)) === 200,
-        timeout,
-      ),
-      proxy.waitReady(
-        async () =>
-          await fetch(`http://127.0.0.1:${proxyHealthzPort}/healthz`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        timeout,
-      ),
-    ]);
-    const ready: Record<NodeComponent, () => Promise<boolean>> = {
-      containerd: containerdReady,
-      kubelet: () =>
-        fetch(`http://127.0.0.1:${healthzPort}/healthz`).then(
+  await containerd.waitReady(containerdReady, timeout);
+  return { ctr, containerdReady };
+}
+
+/** Imports the archives one after another; a failure surfaces where the promise is awaited. */
+function importImages(ctr: Ctr, archives: readonly string[]): Promise<void> {
+  const imported = (async () => {
+    for (const archive of archives) await ctr(["images", "import", "--no-unpack", archive]);
+  })();
+  imported.catch(() => undefined);
+  return imported;
+}
+
+interface KubeComponentsContext {
+  controlPlane: LocalControlPlane;
+  core: CoreV1Api;
+  name: string;
+  dir: string;
+  socket: string;
+  binDir: string;
+  timeout: number;
+  options: LocalNodeOptions;
+  start: StartComponent;
+}
+
+/**
+ * Starts the kubelet, kube-scheduler and kube-proxy, each with a kubeconfig of its own and free
+ * ports, and waits until they and the images' import are done; resolves with the kubelet's
+ * healthz port.
+ */
+async function startKubeComponents(ctx: KubeComponentsContext, imported: Promise<void>): Promise<number> {
+  const { controlPlane, core, name, dir, socket, binDir, timeout, options, start } = ctx;
+  const [kubeletKubeconfig, schedulerKubeconfig, proxyKubeconfig] = await Promise.all([
+    controlPlane.kubeconfigFor(`kubelet-${name}`, `system:node:${name}`, ["system:nodes"]),
+    controlPlane.kubeconfigFor("kube-scheduler", "system:kube-scheduler"),
+    controlPlane.kubeconfigFor("kube-proxy", "system:kube-proxy"),
+  ]);
+  const [port, healthzPort, schedulerPort, proxyHealthzPort, proxyMetricsPort] = await Promise.all([
+    freeLoopbackPort(),
+    freeLoopbackPort(),
+    freeLoopbackPort(),
+    freeLoopbackPort(),
+    freeLoopbackPort(),
+  ]);
+  const kubeletConfigPath = join(dir, "kubelet.json");
+  await writeFile(
+    kubeletConfigPath,
+    kubeletConfig(dir, socket, controlPlane.caPath, { port, healthzPort }, options),
+  );
+  const kubelet = start(join(binDir, "kubelet"), [
+    `--config=${kubeletConfigPath}`,
+    `--kubeconfig=${kubeletKubeconfig}`,
+    `--root-dir=${join(dir, "kubelet")}`,
+    `--cert-dir=${join(dir, "kubelet-pki")}`,
+    `--hostname-override=${name}`,
+    `--node-ip=${POD_NETWORK.gateway}`,
+    "--v=0",
+  ]);
+  const scheduler = start(join(binDir, "kube-scheduler"), [
+    `--kubeconfig=${schedulerKubeconfig}`,
+    `--secure-port=${schedulerPort}`,
+    "--bind-address=127.0.0.1",
+    "--leader-elect=false",
+    "--v=0",
+  ]);
+  const proxyConfigPath = join(dir, "kube-proxy.json");
+  await writeFile(
+    proxyConfigPath,
+    kubeProxyConfig(name, proxyKubeconfig, { healthzPort: proxyHealthzPort, metricsPort: proxyMetricsPort }),
+  );
+  const proxy = start(join(binDir, "kube-proxy"), [`--config=${proxyConfigPath}`, "--v=0"]);
+  await Promise.all([
+    imported,
+    kubelet.waitReady(() => nodeReady(core, name), timeout),
+    scheduler.waitReady(
+      async () => (await probe(`https://127.0.0.1:${schedulerPort}/healthz`)) === 200,
+      timeout,
+    ),
+    proxy.waitReady(
+      async () =>
+        await fetch(`http://127.0.0.1:${proxyHealthzPort}/healthz`).then(
           (r) => r.ok,
           () => false,
         ),
-    };
-    return {
+      timeout,
+    ),
+  ]);
+  return healthzPort;
+}
+
+interface RunningNode {
+  name: string;
+  dir: string;
+  socket: string;
+  /** When startLocalNode began (Date.now()). */
+  started: number;
+  timeout: number;
+  components: readonly SupervisedProcess[];
+  starter: ReturnType<typeof nodeComponentStarter>;
+  containerdReady: () => Promise<boolean>;
+  kubeletHealthzPort: number;
+  stop: () => Promise<void>;
+}
+
+/** The handle of a started node: its components killed and started again by name, as first started. */
+function nodeHandle(node: RunningNode): LocalNode {
+  const { name, dir, socket, timeout, components, starter, stop } = node;
+  const { start, commands } = starter;
+  const running = (component: NodeComponent) => components.find((c) => c.name === component && c.running());
+  const ready: Record<NodeComponent, () => Promise<boolean>> = {
+    containerd: node.containerdReady,
+    kubelet: () =>
+      fetch(`http://127.0.0.1:${node.kubeletHealthzPort}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+  };
+  return {
+    name,
+    dir,
+    startupMs: Date.now() - node.started,
+    get pids() {
+      return components.map((c) => c.pid ?? -1);
+    },
+    async kill(component) {
+      await running(component)?.stop({ signal: "SIGKILL" });
+    },
+    async start(component) {
+      const command = commands.get(component);
+      if (running(component) !== undefined || command === undefined) return;
+      await start(command.binary, command.args).waitReady(ready[component], timeout);
+    },
+    stop,
+    leftovers: () => hostLeftovers(socket, dir),
+  };
+}
+
+/** Starts containerd, imports the images, and starts the kubelet, kube-scheduler and kube-proxy. */
+export async function startLocalNode(
+  controlPlane: LocalControlPlane,
+  options: LocalNodeOptions = {},
+): Promise<LocalNode> {
+  const started = Date.now();
+  const binDir = options.binDir ?? defaultBinDir();
+  refuseUnfitStart(controlPlane, binDir, options);
+  const timeout = options.readyTimeoutMs ?? 120_000;
+  const name = options.name ?? "svc-node";
+  const parentDir = options.parentDir ?? tmpdir();
+  if (nodeOwner() === undefined) reclaimStale(parentDir, "svc-node-");
+  const dir = await mkdtemp(join(parentDir, "svc-node-"));
+  markOwner(dir);
+  const socket = join(dir, "containerd.sock");
+  const core = controlPlane.kubeConfig().makeApiClient(CoreV1Api);
+  const components: SupervisedProcess[] = [];
+  const machine = nodeMachine(socket, dir);
+  try {
+    lockHost(socket);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const forgetExitCleanup = runOnExit(machine.cleanUp);
+  const starter = nodeComponentStarter(dir, components);
+  const stop = nodeStop({
+    core,
+    name,
+    components,
+    cleanUpMachine: machine.cleanUp,
+    forgetExitCleanup,
+    socket,
+    dir,
+  });
+
+  try {
+    machine.setUp();
+    const { start } = starter;
+    const { ctr, containerdReady } = await startContainerd(dir, socket, start, timeout);
+    // Imported while the kubelet registers: the node is ready when both are done.
+    const imported = importImages(ctr, options.imageArchives ?? []);
+    const kubeContext = { controlPlane, core, name, dir, socket, binDir, timeout, options, start };
+    const kubeletHealthzPort = await startKubeComponents(kubeContext, imported);
+    return nodeHandle({
       name,
       dir,
-      startupMs: Date.now() - started,
-      get pids() {
-        return components.map((c) => c.pid ?? -1);
-      },
-      async kill(component) {
-        await running(component)?.stop({ signal: "SIGKILL" });
-      },
-      async start(component) {
-        const command = commands.get(component);
-        if (running(component) !== undefined || command === undefined) return;
-        await start(command.binary, command.args).waitReady(ready[component], timeout);
-      },
+      socket,
+      started,
+      timeout,
+      components,
+      starter,
+      containerdReady,
+      kubeletHealthzPort,
       stop,
-      leftovers: () => hostLeftovers(socket, dir),
-    };
+    });
   } catch (error) {
     await stop();
     throw error;
