@@ -44,6 +44,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // A function a reader takes in at once: the wiring is lists of parts (@svc/process), routes
+    // one function each, components split into subcomponents and hooks (docs/development.md).
+    files: ["packages/*/src/**/*.{ts,tsx}", "packages/dashboard/app/**/*.{ts,tsx}"],
+    rules: {
+      "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
   {
     // The local control plane and node start root processes and install exit hooks that kill

@@ -5,7 +5,6 @@ import {
   FINISHED_ROLLOUT_PHASES,
   type Approval,
   type FlagRolloutSpec,
-  type FlagRolloutStatus,
   type RolloutCluster,
   type RolloutPhase,
   type RolloutView,
