@@ -58,7 +58,7 @@ function listNamespaces(app: FastifyInstance, ctx: ApiContext): void {
   );
 }
 
-/** GET /api/v1/clusters/:id/workloads. */
+/** GET /api/v1/clusters/:id/workloads: a cluster's Deployments, StatefulSets and DaemonSets, with their flags; paged with limit. */
 function listWorkloads(app: FastifyInstance, ctx: ApiContext): void {
   app.get<{
     Params: Type.Static<typeof ClusterParams>;
