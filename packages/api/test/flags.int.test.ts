@@ -1,9 +1,12 @@
 // Flags over REST, backed by FeatureFlag resources in a real kube-apiserver.
-import { CustomObjectsApi } from "@kubernetes/client-node";
+import { CustomObjectsApi, type V1Namespace } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FEATURE_FLAG } from "@svc/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { eventually, testNamespace } from "../../../test/support/kube.ts";
 import { invalidFlagCases, validFlagSpec, validFlagSpecs } from "../../../test/support/flag-cases.ts";
+import type { ConnectedCluster } from "@svc/kube";
+import { ObjectStore } from "../../kube/src/registry/informer-cache.ts";
+import { requireNamespace } from "../src/flags/guardrails.ts";
 import { startClusterApi, type ClusterApi } from "./support/cluster-api.ts";
 
 interface FlagReply {
@@ -112,6 +115,21 @@ describe("create", () => {
       expect((reply.json as { error: string }).error).toContain(field);
     }
     expect(await resource("x")).toBeUndefined();
+  });
+
+  it("finds a namespace its cache does not hold yet in the cluster, and refuses one the cluster lacks", async () => {
+    // A namespace made a moment ago (`kubectl create namespace`, then a flag in it) may not have
+    // reached the cache when the flag arrives: the cluster's own answer decides, not the cache's.
+    const cluster = env.registry.get("local");
+    if (cluster === undefined) throw new Error("no local cluster");
+    const behind: ConnectedCluster = Object.create(cluster, {
+      namespaces: { value: new ObjectStore<V1Namespace>(() => undefined) },
+    });
+    await expect(requireNamespace(behind, ns)).resolves.toBeUndefined();
+    await expect(requireNamespace(behind, "no-such-namespace")).rejects.toMatchObject({
+      statusCode: 400,
+      message: "namespace: no-such-namespace does not exist in cluster local",
+    });
   });
 
   it("answers 409 to a duplicate and to a second flag writing the same ConfigMap key", async () => {

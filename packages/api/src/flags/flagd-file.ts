@@ -15,7 +15,7 @@ import { HttpError } from "../http/errors.ts";
 import { writtenFlag } from "../webhooks/events.ts";
 import { flagAuditFields } from "./audit-fields.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
-import { refuseUndeliverable } from "./guardrails.ts";
+import { refuseUndeliverable, requireNamespace } from "./guardrails.ts";
 import { conflictOf, valid } from "./routes.ts";
 import { createFlag, deleteFlag } from "./writes.ts";
 
@@ -109,8 +109,7 @@ export function flagdFileRoutes(ctx: ApiContext) {
         request.auditNote = { namespace, cluster: clusterId, resourceName: "" };
         const flags = valid(importFlagdFile(file, { delivery, prefix: "file" }));
         const cluster = await readyCluster(ctx, clusterId, 400);
-        if (cluster.namespaces.get("", namespace) === undefined)
-          throw new HttpError(400, `namespace: ${namespace} does not exist in cluster ${cluster.id}`);
+        await requireNamespace(cluster, namespace);
         guardDirectWrite(request, cluster, "import", { namespace }, dryRun);
         const candidates = flags.map(({ name, spec }) => flagResource({ ...spec, name, namespace }));
         refuseClashes(cluster, candidates);

@@ -28,6 +28,24 @@ export function deliveryScope(ctx: ApiContext, cluster: ConnectedCluster, namesp
   return { policy: deliveryPolicy(ctx), namespaceLabels: labels ?? {} };
 }
 
+/**
+ * 400 unless `namespace` exists in the cluster (and is one the cluster's connection scans). The
+ * cache answers first; a namespace it lacks is read from the cluster before the refusal, since
+ * one created a moment ago may not have reached the cache yet (`kubectl create namespace`, then
+ * a flag in it). A read the credentials may not make counts as absent, as the cache has it.
+ */
+export async function requireNamespace(cluster: ConnectedCluster, namespace: string): Promise<void> {
+  if (cluster.namespaces.get("", namespace) !== undefined) return;
+  const absent = new HttpError(400, `namespace: ${namespace} does not exist in cluster ${cluster.id}`);
+  if (cluster.scannedNamespaces !== undefined && !cluster.scannedNamespaces.includes(namespace)) throw absent;
+  try {
+    await cluster.core.readNamespace({ name: namespace });
+  } catch (error) {
+    if (error instanceof ApiException && (error.code === 404 || error.code === 403)) throw absent;
+    throw clusterCallError(cluster, error, `namespace ${namespace}`);
+  }
+}
+
 /** Only the metadata: the API never reads what a ConfigMap holds. */
 const METADATA_ONLY = setHeaderOptions(
   "Accept",

@@ -34,7 +34,7 @@ import { workloadsOf } from "../workloads/read.ts";
 import { listPaging, sendList } from "../http/list-reply.ts";
 import { FLAG_KEY, FlagList, FlagListQuery, flagListJson } from "./list.ts";
 import { createFlag, deleteFlag, replaceFlag, setFlagEnabled } from "./writes.ts";
-import { deliveryScope, refuseUndeliverable } from "./guardrails.ts";
+import { deliveryScope, refuseUndeliverable, requireNamespace } from "./guardrails.ts";
 import { guardDirectWrite } from "./protected-writes.ts";
 import { readFilter, requireScopes } from "../http/scope.ts";
 
@@ -154,9 +154,7 @@ function createFlagRoute(app: FastifyInstance, ctx: ApiContext): void {
       requireScopes(ctx, request, [{ clusterId: body.clusterId, namespace: body.namespace }]);
       const cluster = await readyCluster(ctx, body.clusterId, 400);
       const candidate = flagResource(body);
-      if (cluster.namespaces.get("", body.namespace) === undefined) {
-        throw new HttpError(400, `namespace: ${body.namespace} does not exist in cluster ${cluster.id}`);
-      }
+      await requireNamespace(cluster, body.namespace);
       guardDirectWrite(request, cluster, "create", body, request.query.dryRun === "true");
       refuseConflicts(cluster, candidate);
       await refuseUndeliverable(ctx, cluster, [candidate]);
