@@ -122,9 +122,9 @@ describe("create", () => {
     // reached the cache when the flag arrives: the cluster's own answer decides, not the cache's.
     const cluster = env.registry.get("local");
     if (cluster === undefined) throw new Error("no local cluster");
-    const behind: ConnectedCluster = Object.create(cluster, {
+    const behind = Object.create(cluster, {
       namespaces: { value: new ObjectStore<V1Namespace>(() => undefined) },
-    });
+    }) as ConnectedCluster;
     await expect(requireNamespace(behind, ns)).resolves.toBeUndefined();
     await expect(requireNamespace(behind, "no-such-namespace")).rejects.toMatchObject({
       statusCode: 400,
