@@ -1,12 +1,14 @@
 // `svc api` and `svc reset-admin-password` as processes, on SQLite and on PostgreSQL.
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
 import { resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { DatabaseConfig } from "../src/config.ts";
 import { ADMIN_PASSWORD, BACKENDS, TestApi, testConfig } from "./support/harness.ts";
 
 const MAIN = resolve(import.meta.dirname, "../../cli/src/main.ts");
+const SYSTEM_NAMESPACE = `cli-int-${randomBytes(3).toString("hex")}`;
 
 function databaseEnv(database: DatabaseConfig): Record<string, string> {
   return database.kind === "sqlite"
@@ -14,10 +16,17 @@ function databaseEnv(database: DatabaseConfig): Record<string, string> {
     : { SVC_DATABASE_URL: database.url };
 }
 
+/**
+ * A `svc` command as an installation runs it: with its cluster (the shared test control plane;
+ * without one, `svc api` waits its 30 s for the hub before it serves or refuses), and a system
+ * namespace of its own, so that it sees no other file's ClusterConnections or FlagRollouts.
+ */
 function svc(args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [MAIN, ...args], {
     env: {
       PATH: process.env["PATH"] ?? "",
+      KUBECONFIG: inject("kubeconfigPath"),
+      SVC_NAMESPACE: SYSTEM_NAMESPACE,
       SVC_API_HOST: "127.0.0.1",
       SVC_API_PORT: "0",
       SVC_METRICS_PORT: "0",
