@@ -24,6 +24,8 @@ RUNTIME_BASE=localhost/svc/runtime-base:bookworm
 SVC_IMAGE=ghcr.io/svc-io/svc:0.1.0
 SIDECAR_IMAGE=ghcr.io/svc-io/svc-sidecar:0.1.0
 DEMO_IMAGE=ghcr.io/svc-io/svc-demo:0.1.0
+# The product images' build stage with only the dependencies installed: a cache, never shipped.
+DEPS_IMAGE=localhost/svc/build-deps:latest
 SUITE=bookworm
 # Debian packages of each base (their dependencies come too). Node needs libstdc++ and libgcc;
 # the Dockerfile's build stage runs `sh -c '... && ...'` (dash, coreutils).
@@ -68,6 +70,12 @@ script_hash=$(sha256sum "$0" | cut -d' ' -f1)
 total_start=$(date +%s)
 
 hash_stdin() { sha256sum | cut -d' ' -f1; }
+# stored NAME STAMP: buildah's store holds NAME built from these inputs (its svc.io/inputs label),
+# as another work tree's run left it: written out as it is, its layers stay the cache of what is
+# built on it.
+stored() {
+  [ "$(buildah inspect --type image --format '{{index .OCIv1.Config.Labels "svc.io/inputs"}}' "$1" 2>/dev/null)" = "$2" ]
+}
 # fresh FILE STAMP: the archive exists and was built from these inputs.
 fresh() { [ -f "$out/$1" ] && [ -f "$out/$1.stamp" ] && [ "$(cat "$out/$1.stamp")" = "$2" ]; }
 # loaded NAME FILE: make sure buildah's store holds NAME (a later build uses it as a base).
@@ -139,6 +147,8 @@ fi
 stamp=$( (echo "$script_hash"; sha256sum <"$pause_c"; gcc --version | head -n 1) | hash_stdin)
 if fresh pause.tar "$stamp"; then
   cached "$PAUSE_IMAGE" pause.tar
+elif stored "$PAUSE_IMAGE" "$stamp"; then
+  export_image "$PAUSE_IMAGE" pause.tar "$stamp" "$(date +%s)"
 else
   start=$(date +%s)
   mkdir -p "$work/pause"
@@ -147,7 +157,7 @@ else
   ctr=$(buildah from --quiet scratch)
   containers+=("$ctr")
   buildah copy --quiet "$ctr" "$work/pause/pause" /pause >/dev/null
-  buildah config --entrypoint '["/pause"]' --user 65535:65535 "$ctr"
+  buildah config --entrypoint '["/pause"]' --user 65535:65535 --label "svc.io/inputs=$stamp" "$ctr"
   buildah commit --quiet --rm "$ctr" "$PAUSE_IMAGE" >/dev/null
   export_image "$PAUSE_IMAGE" pause.tar "$stamp" "$start"
 fi
@@ -165,6 +175,8 @@ node_base_stamp=$stamp
 if fresh node-base.tar "$stamp"; then
   cached "$NODE_BASE" node-base.tar
   loaded "$NODE_BASE" node-base.tar
+elif stored "$NODE_BASE" "$stamp"; then
+  export_image "$NODE_BASE" node-base.tar "$stamp" "$(date +%s)"
 else
   start=$(date +%s)
   rootfs=$work/node-base
@@ -179,7 +191,7 @@ else
   # there (this script's does, for a TLS-inspecting proxy's CA) reaches the registry through it.
   printf 'cafile=/etc/ssl/certs/ca-certificates.crt\nupdate-notifier=false\n' >"$rootfs/usr/local/lib/node_modules/npm/npmrc"
   ca_bundle "$rootfs"
-  commit_rootfs "$NODE_BASE" "$rootfs" \
+  commit_rootfs "$NODE_BASE" "$rootfs" --label "svc.io/inputs=$stamp" \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --env NODE_VERSION="${node_version#v}" --cmd '["node"]' \
     --label org.opencontainers.image.description="Node $node_version and npm $npm_version on Debian $SUITE ($NODE_BASE_PACKAGES), built by hack/images/build.sh"
@@ -192,6 +204,8 @@ runtime_base_stamp=$stamp
 if fresh runtime-base.tar "$stamp"; then
   cached "$RUNTIME_BASE" runtime-base.tar
   loaded "$RUNTIME_BASE" runtime-base.tar
+elif stored "$RUNTIME_BASE" "$stamp"; then
+  export_image "$RUNTIME_BASE" runtime-base.tar "$stamp" "$(date +%s)"
 else
   start=$(date +%s)
   full=$work/runtime-full
@@ -209,7 +223,7 @@ else
     ! -name 'libpthread.so.*' ! -name 'librt.so.*' ! -name 'libresolv.so.*' ! -name 'libnss_*' \
     ! -name 'libgcc_s.so.*' ! -name 'libutil.so.*' ! -name 'libanl.so.*' -delete
   find "$rootfs" -path '*/x86_64-linux-gnu/*' -type d -empty -delete
-  commit_rootfs "$RUNTIME_BASE" "$rootfs" \
+  commit_rootfs "$RUNTIME_BASE" "$rootfs" --label "svc.io/inputs=$stamp" \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
     --label org.opencontainers.image.description="glibc and CA certificates from Debian $SUITE, built by hack/images/build.sh"
@@ -218,6 +232,13 @@ fi
 
 # 3. The product images: deploy/Dockerfile as it is, on the bases above. Its build stage runs
 # `npm ci` against the npm registry (the host's network; chroot isolation needs no CNI).
+# The Dockerfile installs the dependencies from each workspace's manifest before the sources:
+# a workspace it does not copy would be missing from that install.
+for manifest in "$root"/packages/*/package.json; do
+  line="COPY packages/$(basename "$(dirname "$manifest")")/package.json"
+  grep -q -F "$line" "$root/deploy/Dockerfile" ||
+    { echo "images: deploy/Dockerfile lacks \"$line packages/…/\" before its npm ci" >&2; exit 1; }
+done
 bud=(buildah bud --layers --force-rm --isolation chroot --network host --pull=never
   --build-arg "NODE_IMAGE=$NODE_BASE" --build-arg "BASE_IMAGE=$RUNTIME_BASE")
 # The build's RUN steps trust what the host trusts (here, a TLS-inspecting proxy's CA too);
@@ -240,7 +261,15 @@ for target in svc sidecar; do
     continue
   fi
   start=$(date +%s)
-  "${bud[@]}" -f "$root/deploy/Dockerfile" --target $target -t "$name" "$root" >"$work/bud-$target.log" 2>&1 ||
+  if stored "$name" "$stamp"; then
+    export_image "$name" $target.tar "$stamp" "$start"
+    continue
+  fi
+  # The dependencies' stage, tagged so that the prune below keeps it: the next build whose
+  # manifests did not change reuses it instead of running npm ci again.
+  "${bud[@]}" -f "$root/deploy/Dockerfile" --target deps -t "$DEPS_IMAGE" "$root" >"$work/bud-deps.log" 2>&1 ||
+    { tail -n 60 "$work/bud-deps.log" >&2; echo "images: installing the dependencies failed" >&2; exit 1; }
+  "${bud[@]}" -f "$root/deploy/Dockerfile" --target $target -t "$name" --label "svc.io/inputs=$stamp" "$root" >"$work/bud-$target.log" 2>&1 ||
     { tail -n 60 "$work/bud-$target.log" >&2; echo "images: building $name failed" >&2; exit 1; }
   export_image "$name" $target.tar "$stamp" "$start"
   built_products=1
@@ -252,15 +281,18 @@ stamp=$( (echo "$script_hash $node_base_stamp"; cd "$demo" && find . -type f ! -
   xargs -0 sha256sum) | hash_stdin)
 if fresh demo.tar "$stamp"; then
   cached "$DEMO_IMAGE" demo.tar
+elif stored "$DEMO_IMAGE" "$stamp"; then
+  export_image "$DEMO_IMAGE" demo.tar "$stamp" "$(date +%s)"
 else
   start=$(date +%s)
-  "${bud[@]}" -f "$demo/Dockerfile" -t "$DEMO_IMAGE" "$demo" >"$work/bud-demo.log" 2>&1 ||
+  "${bud[@]}" -f "$demo/Dockerfile" -t "$DEMO_IMAGE" --label "svc.io/inputs=$stamp" "$demo" >"$work/bud-demo.log" 2>&1 ||
     { tail -n 60 "$work/bud-demo.log" >&2; echo "images: building $DEMO_IMAGE failed" >&2; exit 1; }
   export_image "$DEMO_IMAGE" demo.tar "$stamp" "$start"
 fi
 
-# A product build leaves its build stage (1.3 GB: the full npm install) untagged in the store:
-# drop such leftovers once every image is written (the stamps, not them, skip unchanged builds).
+# A product build leaves its build stage (1.3 GB with the full npm install) untagged in the
+# store: drop such leftovers once every image is written (the stamps, not them, skip unchanged
+# builds); the tagged dependencies' stage stays.
 if [ "$built_products" = 1 ]; then buildah rmi --prune >/dev/null 2>&1 || true; fi
 
 echo "images: done in $(($(date +%s) - total_start))s ($out)"
