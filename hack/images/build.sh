@@ -83,13 +83,13 @@ loaded() {
   buildah inspect --type image "$1" >/dev/null 2>&1 || buildah pull --quiet "docker-archive:$out/$2" >/dev/null
 }
 size_of() { du -m "$out/$1" | cut -f1; }
-# export NAME FILE STAMP START: write the archive, then its stamp; print time and size.
+# export NAME FILE STAMP START [HOW]: write the archive, then its stamp; print time and size.
 export_image() {
   rm -f "$out/$2" "$out/$2.stamp"
   buildah push --quiet "$1" "docker-archive:$out/$2.tmp:$1" >/dev/null
   mv "$out/$2.tmp" "$out/$2"
   echo "$3" >"$out/$2.stamp"
-  echo "images: $1 built in $(($(date +%s) - $4))s -> $2 ($(size_of "$2") MB)"
+  echo "images: $1 ${5:-built} in $(($(date +%s) - $4))s -> $2 ($(size_of "$2") MB)"
 }
 cached() { echo "images: $1 cached -> $2 ($(size_of "$2") MB)"; }
 
@@ -148,7 +148,7 @@ stamp=$( (echo "$script_hash"; sha256sum <"$pause_c"; gcc --version | head -n 1)
 if fresh pause.tar "$stamp"; then
   cached "$PAUSE_IMAGE" pause.tar
 elif stored "$PAUSE_IMAGE" "$stamp"; then
-  export_image "$PAUSE_IMAGE" pause.tar "$stamp" "$(date +%s)"
+  export_image "$PAUSE_IMAGE" pause.tar "$stamp" "$(date +%s)" "taken from buildah's store"
 else
   start=$(date +%s)
   mkdir -p "$work/pause"
@@ -176,7 +176,7 @@ if fresh node-base.tar "$stamp"; then
   cached "$NODE_BASE" node-base.tar
   loaded "$NODE_BASE" node-base.tar
 elif stored "$NODE_BASE" "$stamp"; then
-  export_image "$NODE_BASE" node-base.tar "$stamp" "$(date +%s)"
+  export_image "$NODE_BASE" node-base.tar "$stamp" "$(date +%s)" "taken from buildah's store"
 else
   start=$(date +%s)
   rootfs=$work/node-base
@@ -205,7 +205,7 @@ if fresh runtime-base.tar "$stamp"; then
   cached "$RUNTIME_BASE" runtime-base.tar
   loaded "$RUNTIME_BASE" runtime-base.tar
 elif stored "$RUNTIME_BASE" "$stamp"; then
-  export_image "$RUNTIME_BASE" runtime-base.tar "$stamp" "$(date +%s)"
+  export_image "$RUNTIME_BASE" runtime-base.tar "$stamp" "$(date +%s)" "taken from buildah's store"
 else
   start=$(date +%s)
   full=$work/runtime-full
@@ -262,7 +262,7 @@ for target in svc sidecar; do
   fi
   start=$(date +%s)
   if stored "$name" "$stamp"; then
-    export_image "$name" $target.tar "$stamp" "$start"
+    export_image "$name" $target.tar "$stamp" "$start" "taken from buildah's store"
     continue
   fi
   # The dependencies' stage, tagged so that the prune below keeps it: the next build whose
@@ -282,7 +282,7 @@ stamp=$( (echo "$script_hash $node_base_stamp"; cd "$demo" && find . -type f ! -
 if fresh demo.tar "$stamp"; then
   cached "$DEMO_IMAGE" demo.tar
 elif stored "$DEMO_IMAGE" "$stamp"; then
-  export_image "$DEMO_IMAGE" demo.tar "$stamp" "$(date +%s)"
+  export_image "$DEMO_IMAGE" demo.tar "$stamp" "$(date +%s)" "taken from buildah's store"
 else
   start=$(date +%s)
   "${bud[@]}" -f "$demo/Dockerfile" -t "$DEMO_IMAGE" --label "svc.io/inputs=$stamp" "$demo" >"$work/bud-demo.log" 2>&1 ||
