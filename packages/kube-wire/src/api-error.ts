@@ -6,11 +6,14 @@
 export class KubeApiError extends Error {
   readonly status: number;
   readonly reason: string | undefined;
-  constructor(status: number, message: string, reason?: string) {
+  /** The API server's own words, without the call a caller put before them in `message`. */
+  readonly statusMessage: string;
+  constructor(status: number, message: string, reason?: string, statusMessage: string = message) {
     super(message);
     this.name = "KubeApiError";
     this.status = status;
     this.reason = reason;
+    this.statusMessage = statusMessage;
   }
 }
 

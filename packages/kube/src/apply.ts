@@ -4,7 +4,6 @@
 // fields of other managers. Also the reads and deletes that go with it, over the cluster's
 // shared, time-bounded connection pool.
 import type { KubeConfig } from "@kubernetes/client-node";
-import { FIELD_MANAGER } from "./crds.ts";
 import { KubeApiError } from "@svc/kube-wire";
 import { ClusterTransport, type Payload } from "./registry/transport.ts";
 
@@ -19,6 +18,12 @@ export interface ObjectReference {
 export type ApplyConfiguration = ObjectReference & {
   metadata: ObjectReference["metadata"] & Record<string, unknown>;
 } & Record<string, unknown>;
+
+/** What a delete requires of the object: this version, or this object (not a newer one of its name). */
+export interface Preconditions {
+  resourceVersion?: string | undefined;
+  uid?: string | undefined;
+}
 
 /** Options of every call. */
 export interface RequestOptions {
@@ -36,8 +41,15 @@ export interface ApplyOptions extends RequestOptions {
   subresource?: "status" | undefined;
 }
 
+/** The field manager of everything svc writes with server-side apply. */
+export const FIELD_MANAGER = "svc";
+
+/** An object's metadata only, as the API server answers it on request. */
+const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+
 /** The plural (URL) name of each kind svc writes or reads. */
 const PLURALS: Readonly<Record<string, string>> = {
+  Namespace: "namespaces",
   Pod: "pods",
   Secret: "secrets",
   Deployment: "deployments",
@@ -82,15 +94,19 @@ export interface ObjectWriterOptions {
   /** Default FIELD_MANAGER ("svc"). */
   fieldManager?: string;
   /** Told of every write that reached the API server (applies and deletes), for metrics and tests. */
-  onWrite?: (verb: "apply" | "patch" | "create" | "delete", ref: ObjectReference) => void;
+  onWrite?: (verb: "apply" | "patch" | "replace" | "create" | "delete", ref: ObjectReference) => void;
+  /** A connection pool to share (a connected cluster's); its owner closes it, close() does not. */
+  transport?: ClusterTransport;
 }
 
 export class ObjectWriter {
   readonly #transport: ClusterTransport;
+  readonly #ownsTransport: boolean;
   readonly #options: ObjectWriterOptions;
 
   constructor(kubeConfig: KubeConfig, options: ObjectWriterOptions) {
-    this.#transport = new ClusterTransport(kubeConfig);
+    this.#ownsTransport = options.transport === undefined;
+    this.#transport = options.transport ?? new ClusterTransport(kubeConfig);
     this.#options = options;
   }
 
@@ -138,9 +154,49 @@ export class ObjectWriter {
       // A patch that cannot be applied (its resourceVersion test failed: the object changed
       // since it was read) is the API server's bare 422; a value the schema refuses names it.
       if (error instanceof KubeApiError && error.status === 422 && error.message.endsWith(UNAPPLICABLE_PATCH))
-        throw new KubeApiError(409, `${error.message}: changed since it was read`, "Conflict");
+        throw new KubeApiError(
+          409,
+          `${error.message}: changed since it was read`,
+          "Conflict",
+          `${error.statusMessage}: changed since it was read`,
+        );
       throw error;
     }
+  }
+
+  /**
+   * A merge patch (RFC 7386) of the fields `body` names, with no precondition: for a write that
+   * is idempotent whatever came between (a flag's spec.enabled set to a value).
+   */
+  async mergePatch<T = unknown>(
+    ref: ObjectReference,
+    body: object,
+    options: RequestOptions & { subresource?: "status" | undefined } = {},
+  ): Promise<T> {
+    const path = objectPath(ref) + (options.subresource === undefined ? "" : `/${options.subresource}`);
+    const query = new URLSearchParams({ fieldManager: this.#options.fieldManager ?? FIELD_MANAGER });
+    this.#options.onWrite?.("patch", ref);
+    return (await this.#request(
+      "PATCH",
+      `${path}?${query.toString()}`,
+      { "content-type": "application/merge-patch+json", body: JSON.stringify(body) },
+      options.signal,
+    )) as T;
+  }
+
+  /**
+   * Replaces the whole object (PUT). The object's metadata.resourceVersion is the precondition:
+   * a change made since that version fails with 409, never forced over.
+   */
+  async replace<T = unknown>(object: ApplyConfiguration, options: RequestOptions = {}): Promise<T> {
+    const query = new URLSearchParams({ fieldManager: this.#options.fieldManager ?? FIELD_MANAGER });
+    this.#options.onWrite?.("replace", object);
+    return (await this.#request(
+      "PUT",
+      `${objectPath(object)}?${query.toString()}`,
+      { "content-type": "application/json", body: JSON.stringify(object) },
+      options.signal,
+    )) as T;
   }
 
   /** Creates the object; undefined when one of that name exists already (409). */
@@ -163,10 +219,17 @@ export class ObjectWriter {
     }
   }
 
-  /** The object, or undefined when it does not exist. */
-  async read<T = unknown>(ref: ObjectReference, options: RequestOptions = {}): Promise<T | undefined> {
+  /**
+   * The object, or undefined when it does not exist. With `metadataOnly`, only its metadata
+   * (PartialObjectMetadata): for a check that must not read what an object holds.
+   */
+  async read<T = unknown>(
+    ref: ObjectReference,
+    options: RequestOptions & { metadataOnly?: boolean } = {},
+  ): Promise<T | undefined> {
     try {
-      return (await this.#request("GET", objectPath(ref), undefined, options.signal)) as T;
+      const accept = options.metadataOnly === true ? METADATA_ONLY : undefined;
+      return (await this.#request("GET", objectPath(ref), undefined, options.signal, accept)) as T;
     } catch (error) {
       if (error instanceof KubeApiError && error.status === 404) return undefined;
       throw error;
@@ -188,16 +251,29 @@ export class ObjectWriter {
 
   /**
    * Deletes the object; false when it was already gone. With `resourceVersion`, only that
-   * version is deleted (a 409 when it changed since it was read).
+   * version is deleted (a 409 when it changed since it was read); with `uid`, only that object
+   * (never a newer one of the same name).
    */
   async remove(
     ref: ObjectReference,
-    preconditions?: { resourceVersion: string },
+    preconditions?: Preconditions,
     options: RequestOptions = {},
   ): Promise<boolean> {
+    return (await this.removeAnswering(ref, preconditions, options)) !== undefined;
+  }
+
+  /**
+   * Deletes as `remove` does, answering what the API server answered: the object itself while
+   * finalizers hold it, else a Status; undefined when it was already gone.
+   */
+  async removeAnswering(
+    ref: ObjectReference,
+    preconditions?: Preconditions,
+    options: RequestOptions = {},
+  ): Promise<unknown> {
     this.#options.onWrite?.("delete", ref);
     try {
-      await this.#request(
+      return await this.#request(
         "DELETE",
         objectPath(ref),
         {
@@ -206,27 +282,28 @@ export class ObjectWriter {
         },
         options.signal,
       );
-      return true;
     } catch (error) {
-      if (error instanceof KubeApiError && error.status === 404) return false;
+      if (error instanceof KubeApiError && error.status === 404) return undefined;
       throw error;
     }
   }
 
   async close(): Promise<void> {
-    await this.#transport.close();
+    if (this.#ownsTransport) await this.#transport.close();
   }
 
   #request(
-    method: "GET" | "POST" | "PATCH" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     pathAndQuery: string,
     payload?: Payload,
     signal?: AbortSignal,
+    accept?: string,
   ): Promise<unknown> {
     return this.#transport.request(method, pathAndQuery, {
       payload,
       timeoutMs: this.#options.timeoutMs,
       signal,
+      accept,
     });
   }
 }

@@ -1,10 +1,12 @@
-import { ApiException, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { ObjectWriter } from "./apply.ts";
 
 /** Creates the namespace unless it exists. */
 export async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
+  const writer = new ObjectWriter(kc, { timeoutMs: 10_000 });
   try {
-    await kc.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
-  } catch (error) {
-    if (!(error instanceof ApiException && error.code === 409)) throw error;
+    await writer.create({ apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  } finally {
+    await writer.close();
   }
 }

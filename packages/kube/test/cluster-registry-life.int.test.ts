@@ -66,10 +66,12 @@ describe("a registered cluster's life", () => {
         { token: "t" },
       );
       const cluster = await bed.settled("silent", "unreachable", /did not answer/);
-      const call = cluster.core.listNamespace().then(
-        () => "answered",
-        (error: unknown) => (error as Error).name,
-      );
+      const call = cluster.writer
+        .read({ apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } })
+        .then(
+          () => "answered",
+          (error: unknown) => (error as Error).name,
+        );
       expect(await call).toBe("TimeoutError");
     } finally {
       silent.close();

@@ -137,17 +137,17 @@ describe("a cluster registered with a kubeconfig Secret", () => {
       if (e.object.metadata.name === "mine")
         seen.push(`${e.type}:${e.object.metadata.resourceVersion ?? ""}`);
     });
-    const created = (await cluster.customObjects.createNamespacedCustomObject({
-      ...flagsApi,
-      namespace,
-      body: flagResource("mine"),
-    })) as FeatureFlagResource;
-    const updated = (await cluster.customObjects.patchNamespacedCustomObject({
-      ...flagsApi,
-      namespace,
-      name: "mine",
-      body: [{ op: "replace", path: "/spec/enabled", value: false }],
-    })) as FeatureFlagResource;
+    const mine = flagResource("mine");
+    const created = await cluster.writer.create<FeatureFlagResource>({
+      ...mine,
+      metadata: { ...mine.metadata, namespace },
+    });
+    if (created === undefined) throw new Error("flag mine exists already");
+    const updated = await cluster.writer.patch<FeatureFlagResource>(
+      { ...mine, metadata: { name: "mine", namespace } },
+      created.metadata.resourceVersion ?? "",
+      [{ op: "replace", path: "/spec/enabled", value: false }],
+    );
     cluster.flags.upsert(updated);
     expect(cluster.flags.get(namespace, "mine")?.spec.enabled).toBe(false);
     cluster.flags.upsert(created);

@@ -1,4 +1,3 @@
-import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { decideHealth, describeFailure } from "../src/registry/health.ts";
 import { KubeApiError } from "@svc/kube-wire";
@@ -61,14 +60,6 @@ describe("describeFailure", () => {
       describeFailure(networkError("SELF_SIGNED_CERT_IN_CHAIN", "self-signed certificate"), "x").kind,
     ).toBe("error");
     expect(describeFailure(networkError("ERR_TLS_CERT_ALTNAME_INVALID", "altname"), "x").kind).toBe("error");
-  });
-
-  it("reads client-node's ApiException with the server's Status message", () => {
-    const error = new ApiException(403, "Forbidden", JSON.stringify({ message: "no access to flags" }), {});
-    expect(describeFailure(error, "get flags")).toEqual({
-      kind: "error",
-      message: "the credentials may not get flags: no access to flags",
-    });
   });
 
   it("tells a 410 Gone apart: list again, no failure", () => {

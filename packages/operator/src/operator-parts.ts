@@ -250,7 +250,7 @@ function clusterQueues(parts: OperatorParts): ClusterQueues {
       },
     },
     writer: (cluster) =>
-      new ObjectWriter(cluster.kubeConfig, {
+      cluster.writerWith({
         timeoutMs: options.requestTimeoutMs,
         onWrite: (verb, ref) => {
           parts.countWrite();

@@ -1,5 +1,4 @@
-import { ApiException } from "@kubernetes/client-node";
-import type { ClusterRegistry, ConnectedCluster } from "@svc/kube";
+import { KubeApiError, type ClusterRegistry, type ConnectedCluster } from "@svc/kube";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 
@@ -50,17 +49,6 @@ export async function readyCluster(
   return cluster;
 }
 
-function kubeMessage(error: ApiException<unknown>): string {
-  try {
-    const body: unknown = typeof error.body === "string" ? JSON.parse(error.body) : error.body;
-    const message = (body as { message?: unknown } | undefined)?.message;
-    if (typeof message === "string") return message;
-  } catch {
-    // not a Kubernetes Status body
-  }
-  return `HTTP ${error.code}`;
-}
-
 /**
  * A failed call to a cluster as the error the client gets. `what` names the object for 404s.
  * Refusals of our own credentials and server faults are the cluster's problem, not the
@@ -68,25 +56,27 @@ function kubeMessage(error: ApiException<unknown>): string {
  */
 export function clusterCallError(cluster: ConnectedCluster, error: unknown, what: string): HttpError {
   if (error instanceof HttpError) return error;
-  if (error instanceof ApiException) {
-    const message = kubeMessage(error);
-    switch (error.code) {
-      case 404:
-        return new HttpError(404, `${what} not found in cluster ${cluster.id}`);
-      case 409:
-        return new HttpError(409, message);
-      case 400:
-      case 422:
-        return new HttpError(400, message);
-      case 401:
-      case 403:
-        return new HttpError(502, `cluster ${cluster.id} refused svc's credentials: ${message}`);
-      default:
-        return new HttpError(502, `cluster ${cluster.id} failed: ${message}`);
-    }
-  }
+  if (error instanceof KubeApiError) return refusalError(cluster, error.status, error.statusMessage, what);
   const message = error instanceof Error ? error.message : String(error);
   return new HttpError(502, `cluster ${cluster.id} did not answer: ${message}`);
+}
+
+/** An API server's refusal (its HTTP status and message) as the client's error. */
+function refusalError(cluster: ConnectedCluster, status: number, message: string, what: string): HttpError {
+  switch (status) {
+    case 404:
+      return new HttpError(404, `${what} not found in cluster ${cluster.id}`);
+    case 409:
+      return new HttpError(409, message);
+    case 400:
+    case 422:
+      return new HttpError(400, message);
+    case 401:
+    case 403:
+      return new HttpError(502, `cluster ${cluster.id} refused svc's credentials: ${message}`);
+    default:
+      return new HttpError(502, `cluster ${cluster.id} failed: ${message}`);
+  }
 }
 
 /** Runs one call to a cluster, turning its failure into the client's error. */

@@ -1,8 +1,5 @@
-import { ApiException, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import {
-  API_GROUP,
   API_GROUP_VERSION,
-  API_VERSION,
   CLUSTER_CONNECTION,
   clusterSecretName,
   credentialSecretProblem,
@@ -27,13 +24,20 @@ import { callCluster, clusterCallError, registry } from "./reach.ts";
 /** How long a registration waits for the registry's watch of ClusterConnections to see it. */
 const REGISTRY_WAIT_MS = 10_000;
 
-function connections(ctx: ApiContext) {
+function connectionRef(ctx: ApiContext, id: string) {
   return {
-    group: API_GROUP,
-    version: API_VERSION,
-    namespace: ctx.config.systemNamespace,
-    plural: CLUSTER_CONNECTION.plural,
+    apiVersion: API_GROUP_VERSION,
+    kind: CLUSTER_CONNECTION.kind,
+    metadata: { namespace: ctx.config.systemNamespace, name: id },
   };
+}
+
+function secretRef(namespace: string, name: string) {
+  return { apiVersion: "v1", kind: "Secret", metadata: { namespace, name } };
+}
+
+interface SecretMetadata {
+  metadata?: { labels?: Record<string, string> };
 }
 
 function hub(ctx: ApiContext): ConnectedCluster {
@@ -58,22 +62,16 @@ function registered(ctx: ApiContext, id: string, present: boolean): Promise<Conn
 
 async function createSecret(ctx: ApiContext, local: ConnectedCluster, secret: ClusterCredentialsSecret) {
   const { name, namespace, labels, data } = secret;
-  await callCluster(local, `Secret ${namespace}/${name}`, async () => {
-    try {
-      await local.core.createNamespacedSecret({
-        namespace,
-        body: { metadata: { name, namespace, labels }, type: "Opaque", data },
-      });
-    } catch (error) {
-      if (error instanceof ApiException && error.code === 409) {
-        throw new HttpError(
-          409,
-          `Secret ${namespace}/${name} already exists: remove it or pass credentialRef`,
-        );
-      }
-      throw error;
-    }
-  });
+  const created = await callCluster(local, `Secret ${namespace}/${name}`, () =>
+    local.writer.create({
+      ...secretRef(namespace, name),
+      metadata: { name, namespace, labels },
+      type: "Opaque",
+      data,
+    }),
+  );
+  if (created === undefined)
+    throw new HttpError(409, `Secret ${namespace}/${name} already exists: remove it or pass credentialRef`);
 }
 
 /** Makes the ClusterConnection the Secret's owner: deleting the connection garbage-collects it. */
@@ -85,10 +83,9 @@ async function ownSecret(
   const { name, uid } = connection.metadata ?? {};
   if (name === undefined || uid === undefined) throw new Error("the created ClusterConnection has no uid");
   const owner = { apiVersion: API_GROUP_VERSION, kind: CLUSTER_CONNECTION.kind, name, uid };
-  await local.core.patchNamespacedSecret(
-    { namespace: secret.namespace, name: secret.name, body: { metadata: { ownerReferences: [owner] } } },
-    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-  );
+  await local.writer.mergePatch(secretRef(secret.namespace, secret.name), {
+    metadata: { ownerReferences: [owner] },
+  });
 }
 
 /**
@@ -105,12 +102,9 @@ export async function checkCredentialRef(
   if (credentialRef === undefined || credentialRef.name === clusterSecretName(id)) return;
   const local = hub(ctx);
   const namespace = ctx.config.systemNamespace;
-  const secret = await local.core
-    .readNamespacedSecret({ namespace, name: credentialRef.name })
-    .catch((error: unknown) => {
-      if (error instanceof ApiException && error.code === 404) return undefined;
-      throw clusterCallError(local, error, `Secret ${namespace}/${credentialRef.name}`);
-    });
+  const secret = await callCluster(local, `Secret ${namespace}/${credentialRef.name}`, () =>
+    local.writer.read<SecretMetadata>(secretRef(namespace, credentialRef.name)),
+  );
   if (secret === undefined)
     throw new HttpError(400, `credentialRef.name: no Secret ${credentialRef.name} in ${namespace}`);
   const problem = credentialSecretProblem(id, credentialRef.name, secret.metadata?.labels);
@@ -128,23 +122,21 @@ export async function registerCluster(
   if (secret !== undefined) await createSecret(ctx, local, secret);
   let created: { metadata?: { name?: string; uid?: string } };
   try {
-    created = (await local.customObjects.createNamespacedCustomObject({
-      ...connections(ctx),
-      body: connection,
-    })) as typeof created;
+    const answer = await local.writer.create<typeof created>({
+      ...connection,
+      ...connectionRef(ctx, id),
+      metadata: { ...connection.metadata },
+    });
+    if (answer === undefined) throw new HttpError(409, `cluster ${id} is already registered`);
+    created = answer;
   } catch (error) {
     if (secret !== undefined) {
-      await local.core
-        .deleteNamespacedSecret({ namespace: secret.namespace, name: secret.name })
-        .catch((cleanup: unknown) => {
-          log.warn(
-            { cluster: id, secret: `${secret.namespace}/${secret.name}`, err: cleanup },
-            "the credential Secret of a refused registration was not deleted",
-          );
-        });
-    }
-    if (error instanceof ApiException && error.code === 409) {
-      throw new HttpError(409, `cluster ${id} is already registered`);
+      await local.writer.remove(secretRef(secret.namespace, secret.name)).catch((cleanup: unknown) => {
+        log.warn(
+          { cluster: id, secret: `${secret.namespace}/${secret.name}`, err: cleanup },
+          "the credential Secret of a refused registration was not deleted",
+        );
+      });
     }
     throw clusterCallError(local, error, `ClusterConnection ${id}`);
   }
@@ -170,27 +162,26 @@ export async function unregisterCluster(
   const local = hub(ctx);
   // Read before the delete: the registry forgets the connection as soon as it sees it go.
   const secretName = cluster.connection?.spec.credentialRef?.name;
-  await callCluster(local, `cluster ${cluster.id}`, () =>
-    local.customObjects.deleteNamespacedCustomObject({ ...connections(ctx), name: cluster.id }),
+  const deleted = await callCluster(local, `cluster ${cluster.id}`, () =>
+    local.writer.remove(connectionRef(ctx, cluster.id)),
   );
+  if (!deleted) throw new HttpError(404, `cluster ${cluster.id} not found in cluster ${local.id}`);
   if (secretName !== undefined) {
     const namespace = ctx.config.systemNamespace;
-    const secret = await local.core
-      .readNamespacedSecret({ namespace, name: secretName })
+    // Gone already (undefined: the garbage collector follows the ClusterConnection's delete):
+    // nothing to do.
+    const secret = await local.writer
+      .read<SecretMetadata>(secretRef(namespace, secretName))
       .catch((error: unknown) => {
-        // Gone already (the garbage collector follows the ClusterConnection's delete): nothing to do.
-        if (!(error instanceof ApiException && error.code === 404))
-          log.warn(
-            { cluster: cluster.id, secret: `${namespace}/${secretName}`, err: error },
-            "the credential Secret could not be read, so it was not deleted",
-          );
+        log.warn(
+          { cluster: cluster.id, secret: `${namespace}/${secretName}`, err: error },
+          "the credential Secret could not be read, so it was not deleted",
+        );
         return undefined;
       });
     if (secret?.metadata?.labels?.["svc.io/cluster"] === cluster.id) {
       await callCluster(local, `Secret ${namespace}/${secretName}`, () =>
-        local.core.deleteNamespacedSecret({ namespace, name: secretName }).catch((error: unknown) => {
-          if (!(error instanceof ApiException && error.code === 404)) throw error;
-        }),
+        local.writer.remove(secretRef(namespace, secretName)),
       );
     }
   }

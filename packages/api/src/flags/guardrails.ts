@@ -8,12 +8,12 @@ import {
   namespaceNeverDelivered,
   policyRefusal,
   type DeliveryPolicy,
+  type ConfigMapOwnership,
   type DeliveryScope,
   type FeatureFlagResource,
 } from "@svc/core";
-import { ApiException, setHeaderOptions } from "@kubernetes/client-node";
-import type { ConnectedCluster } from "@svc/kube";
-import { clusterCallError } from "../clusters/reach.ts";
+import { KubeApiError, type ConnectedCluster } from "@svc/kube";
+import { callCluster, clusterCallError } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 
@@ -38,29 +38,26 @@ export async function requireNamespace(cluster: ConnectedCluster, namespace: str
   if (cluster.namespaces.get("", namespace) !== undefined) return;
   const absent = new HttpError(400, `namespace: ${namespace} does not exist in cluster ${cluster.id}`);
   if (cluster.scannedNamespaces !== undefined && !cluster.scannedNamespaces.includes(namespace)) throw absent;
+  let found: unknown;
   try {
-    await cluster.core.readNamespace({ name: namespace });
+    found = await cluster.writer.read({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
   } catch (error) {
-    if (error instanceof ApiException && (error.code === 404 || error.code === 403)) throw absent;
+    if (error instanceof KubeApiError && error.status === 403) throw absent;
     throw clusterCallError(cluster, error, `namespace ${namespace}`);
   }
+  if (found === undefined) throw absent;
 }
-
-/** Only the metadata: the API never reads what a ConfigMap holds. */
-const METADATA_ONLY = setHeaderOptions(
-  "Accept",
-  "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
-);
 
 /** Who owns the ConfigMap a configMap flag names, when it exists and svc did not create it. */
 async function foreignOwner(cluster: ConnectedCluster, namespace: string, name: string) {
-  try {
-    const current = await cluster.core.readNamespacedConfigMap({ namespace, name }, METADATA_ONLY);
-    return foreignConfigMapOwner({ metadata: current.metadata ?? {} });
-  } catch (error) {
-    if (error instanceof ApiException && error.code === 404) return undefined;
-    throw clusterCallError(cluster, error, `ConfigMap ${namespace}/${name}`);
-  }
+  // Only the metadata (PartialObjectMetadata): the API never reads what a ConfigMap holds.
+  const current = await callCluster(cluster, `ConfigMap ${namespace}/${name}`, () =>
+    cluster.writer.read<ConfigMapOwnership>(
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { namespace, name } },
+      { metadataOnly: true },
+    ),
+  );
+  return foreignConfigMapOwner(current);
 }
 
 /**

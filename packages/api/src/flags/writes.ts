@@ -1,21 +1,20 @@
-import { PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import {
-  API_GROUP,
-  API_VERSION,
+  API_GROUP_VERSION,
   decideFlagWrite,
   FEATURE_FLAG,
   WRITTEN_BY_ANNOTATION,
   writtenBy,
   type FeatureFlagResource,
 } from "@svc/core";
-import type { ConnectedCluster } from "@svc/kube";
-import { ApiException } from "@kubernetes/client-node";
-import { callCluster, clusterCallError } from "../clusters/reach.ts";
+import type { ApplyConfiguration, ConnectedCluster } from "@svc/kube";
+import { callCluster } from "../clusters/reach.ts";
 import { HttpError } from "../http/errors.ts";
 
 /**
- * The Kubernetes writes behind the flag routes. Each one puts the object the API server
- * returned into the cluster's cache (write-through), so the writer's next read sees its write.
+ * The Kubernetes writes behind the flag routes, through the cluster's ObjectWriter: never
+ * forced (a replace carries its resourceVersion, a create fails on a name taken). Each one puts
+ * the object the API server returned into the cluster's cache (write-through), so the writer's
+ * next read sees its write.
  */
 
 /**
@@ -24,12 +23,17 @@ import { HttpError } from "../http/errors.ts";
  */
 const CONFLICT_RETRIES = 5;
 
-function target(namespace: string) {
-  return { group: API_GROUP, version: API_VERSION, namespace, plural: FEATURE_FLAG.plural };
+function flagRef(namespace: string, name: string) {
+  return { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { namespace, name } };
 }
 
 function flagLabel(namespace: string, name: string): string {
   return `flag ${namespace}/${name}`;
+}
+
+/** The flag as an object to write: its kind named, as the cluster's writer addresses it. */
+function flagObject(flag: FeatureFlagResource): ApplyConfiguration {
+  return { ...flag, apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: { ...flag.metadata } };
 }
 
 /** A delete's answer: the object itself while finalizers hold it, else a Status. */
@@ -48,30 +52,23 @@ export async function createFlag(
   actor?: string,
 ): Promise<FeatureFlagResource> {
   const { namespace, name } = resource.metadata;
-  try {
-    const created = (await cluster.customObjects.createNamespacedCustomObject({
-      ...target(namespace),
-      body: signed(resource, actor),
-    })) as FeatureFlagResource;
-    cluster.flags.upsert(created);
-    return created;
-  } catch (error) {
-    if (error instanceof ApiException && error.code === 409) {
-      throw new HttpError(409, `${flagLabel(namespace, name)} already exists in cluster ${cluster.id}`);
-    }
-    throw clusterCallError(cluster, error, flagLabel(namespace, name));
-  }
+  const created = await callCluster(cluster, flagLabel(namespace, name), () =>
+    cluster.writer.create<FeatureFlagResource>(flagObject(signed(resource, actor))),
+  );
+  if (created === undefined)
+    throw new HttpError(409, `${flagLabel(namespace, name)} already exists in cluster ${cluster.id}`);
+  cluster.flags.upsert(created);
+  return created;
 }
 
 async function readFresh(cluster: ConnectedCluster, namespace: string, name: string) {
-  return callCluster(cluster, flagLabel(namespace, name), async () => {
-    const fresh = (await cluster.customObjects.getNamespacedCustomObject({
-      ...target(namespace),
-      name,
-    })) as FeatureFlagResource;
-    cluster.flags.upsert(fresh);
-    return fresh;
-  });
+  const what = flagLabel(namespace, name);
+  const fresh = await callCluster(cluster, what, () =>
+    cluster.writer.read<FeatureFlagResource>(flagRef(namespace, name)),
+  );
+  if (fresh === undefined) throw new HttpError(404, `${what} not found in cluster ${cluster.id}`);
+  cluster.flags.upsert(fresh);
+  return fresh;
 }
 
 /**
@@ -100,15 +97,8 @@ export async function replaceFlag(
       actor,
     );
     try {
-      const replaced = await callCluster(
-        cluster,
-        flagLabel(namespace, name),
-        async () =>
-          (await cluster.customObjects.replaceNamespacedCustomObject({
-            ...target(namespace),
-            name,
-            body,
-          })) as FeatureFlagResource,
+      const replaced = await callCluster(cluster, flagLabel(namespace, name), () =>
+        cluster.writer.replace<FeatureFlagResource>(flagObject(body)),
       );
       cluster.flags.upsert(replaced);
       return replaced;
@@ -165,20 +155,22 @@ export async function setFlagEnabled(
             annotations: { [WRITTEN_BY_ANNOTATION]: writtenBy(actor, { ...cached.spec, enabled }) },
           },
         };
-  return callCluster(cluster, flagLabel(namespace, name), async () => {
-    const patched = (await cluster.customObjects.patchNamespacedCustomObject(
-      { ...target(namespace), name, body: { ...signature, spec: { enabled } } },
-      setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-    )) as FeatureFlagResource;
-    cluster.flags.upsert(patched);
-    return patched;
-  });
+  const patched = await callCluster(cluster, flagLabel(namespace, name), () =>
+    cluster.writer.mergePatch<FeatureFlagResource>(flagRef(namespace, name), {
+      ...signature,
+      spec: { enabled },
+    }),
+  );
+  cluster.flags.upsert(patched);
+  return patched;
 }
 
 export async function deleteFlag(cluster: ConnectedCluster, namespace: string, name: string): Promise<void> {
-  const answer: unknown = await callCluster(cluster, flagLabel(namespace, name), () =>
-    cluster.customObjects.deleteNamespacedCustomObject({ ...target(namespace), name }),
+  const what = flagLabel(namespace, name);
+  const answer = await callCluster(cluster, what, () =>
+    cluster.writer.removeAnswering(flagRef(namespace, name)),
   );
+  if (answer === undefined) throw new HttpError(404, `${what} not found in cluster ${cluster.id}`);
   // The flag lingers while the operator's finalizer withdraws its delivery: the answer is that
   // object, whose uid keeps every later event of it (status writes included) out of the cache.
   cluster.flags.remove(namespace, name, isFlagResource(answer) ? answer : undefined);

@@ -3,17 +3,14 @@
 // and, of its status, only the approval; the operator writes the rest of the status, so the
 // approval is written with a resourceVersion precondition and never overwrites the operator's.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiException, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import {
-  API_GROUP,
   API_GROUP_VERSION,
-  API_VERSION,
   FLAG_ROLLOUT,
   ROLLOUT_AUTHOR_ANNOTATION,
   type FlagRolloutSpec,
   type FlagRolloutStatus,
 } from "@svc/core";
-import type { ConnectedCluster } from "@svc/kube";
+import { KubeApiError, type ConnectedCluster } from "@svc/kube";
 import { clusterCallError, registry } from "../clusters/reach.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
@@ -36,11 +33,17 @@ export function planStore(ctx: ApiContext): PlanStore {
   return { hub, namespace: ctx.config.systemNamespace };
 }
 
-function target(store: PlanStore) {
-  return { group: API_GROUP, version: API_VERSION, namespace: store.namespace, plural: FLAG_ROLLOUT.plural };
+function planRef(store: PlanStore, name: string) {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: FLAG_ROLLOUT.kind,
+    metadata: { namespace: store.namespace, name },
+  };
 }
 
-const isStatus = (error: unknown, code: number) => error instanceof ApiException && error.code === code;
+const isStatus = (error: unknown, code: number) => error instanceof KubeApiError && error.status === code;
+
+const notFound = (name: string) => new HttpError(404, `plan ${name} not found`);
 
 /**
  * How long a call the hub answers 429 is tried again: the kube-apiserver answers so while it
@@ -68,32 +71,30 @@ async function hubCall<T>(store: PlanStore, call: () => Promise<T>): Promise<T> 
 
 /** A failed call as the client's error: a missing plan is 404 by its name, the rest as for any cluster call. */
 function planError(store: PlanStore, error: unknown, name: string): HttpError {
-  if (isStatus(error, 404)) return new HttpError(404, `plan ${name} not found`);
+  if (isStatus(error, 404)) return notFound(name);
   return clusterCallError(store.hub, error, `plan ${name}`);
 }
 
 /** Every plan, in the order Kubernetes lists them. */
 export async function listPlans(store: PlanStore): Promise<Plan[]> {
   try {
-    const list = (await hubCall(store, () =>
-      store.hub.customObjects.listNamespacedCustomObject(target(store)),
-    )) as {
-      items: Plan[];
-    };
-    return list.items;
+    return await hubCall(store, () =>
+      store.hub.writer.list<Plan>(API_GROUP_VERSION, FLAG_ROLLOUT.kind, store.namespace, ""),
+    );
   } catch (error) {
     throw clusterCallError(store.hub, error, `plans in ${store.namespace}`);
   }
 }
 
 export async function readPlan(store: PlanStore, name: string): Promise<Plan> {
+  let plan: Plan | undefined;
   try {
-    return (await hubCall(store, () =>
-      store.hub.customObjects.getNamespacedCustomObject({ ...target(store), name }),
-    )) as Plan;
+    plan = await hubCall(store, () => store.hub.writer.read<Plan>(planRef(store, name)));
   } catch (error) {
     throw planError(store, error, name);
   }
+  if (plan === undefined) throw notFound(name);
+  return plan;
 }
 
 /** The FlagRollout a user creates: its spec, and its author for the approval rule. */
@@ -108,14 +109,20 @@ export function planManifest(store: PlanStore, name: string, author: string, spe
 
 export async function createPlan(store: PlanStore, plan: Plan): Promise<Plan> {
   const name = plan.metadata.name;
+  let created: Plan | undefined;
   try {
-    return (await hubCall(store, () =>
-      store.hub.customObjects.createNamespacedCustomObject({ ...target(store), body: plan }),
-    )) as Plan;
+    created = await hubCall(store, () =>
+      store.hub.writer.create<Plan>({
+        ...plan,
+        ...planRef(store, name),
+        metadata: { ...plan.metadata },
+      }),
+    );
   } catch (error) {
-    if (isStatus(error, 409)) throw new HttpError(409, `plan ${name} already exists: choose another name`);
     throw planError(store, error, name);
   }
+  if (created === undefined) throw new HttpError(409, `plan ${name} already exists: choose another name`);
+  return created;
 }
 
 /**
@@ -129,15 +136,12 @@ export async function patchPlanSpec(
 ): Promise<Plan> {
   const name = plan.metadata.name;
   try {
-    return (await hubCall(store, () =>
-      store.hub.customObjects.patchNamespacedCustomObject(
-        { ...target(store), name, body: { metadata: { uid: plan.metadata.uid }, spec } },
-        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-      ),
-    )) as Plan;
+    return await hubCall(store, () =>
+      store.hub.writer.mergePatch<Plan>(planRef(store, name), { metadata: { uid: plan.metadata.uid }, spec }),
+    );
   } catch (error) {
     // The API server refuses a patch of another uid as a change of an immutable field (422).
-    if (isStatus(error, 422) && String((error as ApiException<unknown>).body).includes("metadata.uid"))
+    if (isStatus(error, 422) && (error as KubeApiError).statusMessage.includes("metadata.uid"))
       throw new HttpError(409, `plan ${name} was deleted and created again meanwhile: read it again`);
     throw planError(store, error, name);
   }
@@ -159,12 +163,9 @@ export async function updatePlanStatus(
     const status = await change(before);
     try {
       const body = { metadata: { resourceVersion: before.metadata.resourceVersion }, status };
-      const after = (await hubCall(store, () =>
-        store.hub.customObjects.patchNamespacedCustomObjectStatus(
-          { ...target(store), name, body },
-          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
-        ),
-      )) as Plan;
+      const after = await hubCall(store, () =>
+        store.hub.writer.mergePatch<Plan>(planRef(store, name), body, { subresource: "status" }),
+      );
       return { before, after };
     } catch (error) {
       if (!isStatus(error, 409)) throw planError(store, error, name);
@@ -177,12 +178,13 @@ export async function updatePlanStatus(
 /** Deletes the plan read (its uid as precondition: never a newer plan of the same name). */
 export async function deletePlan(store: PlanStore, plan: Plan): Promise<void> {
   const name = plan.metadata.name;
+  let deleted: boolean;
   try {
-    const body = { preconditions: { uid: plan.metadata.uid } };
-    await hubCall(store, () =>
-      store.hub.customObjects.deleteNamespacedCustomObject({ ...target(store), name, body }),
+    deleted = await hubCall(store, () =>
+      store.hub.writer.remove(planRef(store, name), { uid: plan.metadata.uid }),
     );
   } catch (error) {
     throw planError(store, error, name);
   }
+  if (!deleted) throw notFound(name);
 }

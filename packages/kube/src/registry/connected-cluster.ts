@@ -1,15 +1,9 @@
-// One connected cluster: its clients, its informer caches, its /version probe and its health.
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubernetesObjectApi,
-  type KubeConfig,
-  type V1Namespace,
-} from "@kubernetes/client-node";
+// One connected cluster: its connection pool and writer, its informer caches, its /version probe
+// and its health.
+import type { KubeConfig, V1Namespace } from "@kubernetes/client-node";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ObjectWriter, type ObjectWriterOptions } from "../apply.ts";
 import type { BackoffPolicy } from "../backoff.ts";
-import { boundedClient } from "./clients.ts";
 import {
   ClusterUnavailableError,
   decideHealth,
@@ -34,12 +28,13 @@ export interface ConnectedCluster {
   /** The ClusterConnection in svc-system (undefined for the local cluster when none exists). */
   readonly connection: ClusterConnectionResource | undefined;
   readonly kubeConfig: KubeConfig;
-  /** Typed clients; every call is bounded by the registry's requestTimeoutMs. */
-  readonly customObjects: CustomObjectsApi;
-  readonly apps: AppsV1Api;
-  readonly core: CoreV1Api;
-  /** For server-side apply of any kind. */
-  readonly objects: KubernetesObjectApi;
+  /**
+   * Reads and writes of objects over the cluster's one connection pool (field manager "svc"),
+   * every call bounded by the registry's requestTimeoutMs.
+   */
+  readonly writer: ObjectWriter;
+  /** Another writer over the same pool, with options of its own (e.g. counting its writes). */
+  writerWith(options: Omit<ObjectWriterOptions, "transport">): ObjectWriter;
   readonly flags: InformerCache<FeatureFlagResource>;
   /** The recent generations of each cached flag: which spec a client's resourceVersion had. */
   readonly flagVersions: FlagVersions;
@@ -75,10 +70,7 @@ export class ClusterRuntime implements ConnectedCluster {
   readonly id: string;
   readonly local: boolean;
   readonly kubeConfig: KubeConfig;
-  readonly customObjects: CustomObjectsApi;
-  readonly apps: AppsV1Api;
-  readonly core: CoreV1Api;
-  readonly objects: KubernetesObjectApi;
+  readonly writer: ObjectWriter;
   readonly flags: ObjectStore<FeatureFlagResource>;
   readonly flagVersions: FlagVersionStore;
   readonly deployments: ObjectStore<WorkloadObject>;
@@ -104,11 +96,10 @@ export class ClusterRuntime implements ConnectedCluster {
     this.kubeConfig = options.credentials.kubeConfig;
     this.scannedNamespaces = options.namespaces;
     this.#transport = new ClusterTransport(this.kubeConfig);
-    const bounded = { timeoutMs: options.requestTimeoutMs, dispatcher: () => this.#transport.dispatcher() };
-    this.customObjects = boundedClient(this.kubeConfig, CustomObjectsApi, bounded);
-    this.apps = boundedClient(this.kubeConfig, AppsV1Api, bounded);
-    this.core = boundedClient(this.kubeConfig, CoreV1Api, bounded);
-    this.objects = boundedClient(this.kubeConfig, KubernetesObjectApi, bounded);
+    this.writer = new ObjectWriter(this.kubeConfig, {
+      timeoutMs: options.requestTimeoutMs,
+      transport: this.#transport,
+    });
     const onListenerError = (error: unknown) => {
       options.logger.error({ cluster: this.id, err: error }, "a cache listener failed");
     };
@@ -118,6 +109,10 @@ export class ClusterRuntime implements ConnectedCluster {
     this.statefulSets = new ObjectStore(onListenerError);
     this.daemonSets = new ObjectStore(onListenerError);
     this.namespaces = new ObjectStore(onListenerError);
+  }
+
+  writerWith(options: Omit<ObjectWriterOptions, "transport">): ObjectWriter {
+    return new ObjectWriter(this.kubeConfig, { ...options, transport: this.#transport });
   }
 
   get connection(): ClusterConnectionResource | undefined {

@@ -1,7 +1,6 @@
 // A connected cluster's health, decided in one place from what its informers and its
 // /version probe last saw (Argo CD decides a cluster's connection state the same way, in one
 // function over the latest observations). Pure: the shell records outcomes and asks.
-import { ApiException } from "@kubernetes/client-node";
 
 export type ClusterState = "syncing" | "ready" | "unreachable" | "error";
 
@@ -50,10 +49,9 @@ interface ErrorLike {
   code?: unknown;
   status?: unknown;
   cause?: unknown;
-  body?: unknown;
 }
 
-/** Classifies an error thrown by a call to a cluster (fetch, client-node's ApiException, ours). */
+/** Classifies an error thrown by a call to a cluster (fetch's, or KubeApiError for an answer). */
 export function describeFailure(error: unknown, what: string): Failure {
   const chain: ErrorLike[] = [];
   for (
@@ -92,22 +90,11 @@ function describeStatus(status: number, message: string, what: string): Failure 
 }
 
 function httpStatus(error: ErrorLike | undefined): number | undefined {
-  const status = error instanceof ApiException ? error.code : error?.status;
+  const status = error?.status;
   return typeof status === "number" && status >= 300 ? status : undefined;
 }
 
 function serverMessage(error: ErrorLike | undefined): string {
-  const body = error?.body;
-  if (typeof body === "object" && body !== null && typeof (body as ErrorLike).message === "string")
-    return (body as { message: string }).message;
-  if (typeof body === "string") {
-    try {
-      const parsed = JSON.parse(body) as { message?: unknown };
-      if (typeof parsed.message === "string") return parsed.message;
-    } catch {
-      // not a Status: fall through to the error's own message
-    }
-  }
   return typeof error?.message === "string" ? error.message : "";
 }
 

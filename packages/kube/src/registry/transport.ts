@@ -1,8 +1,8 @@
 // The HTTP side of one cluster: time-bounded GETs and watch streams over one connection pool,
 // authenticated by client-node's KubeConfig. client-node builds a new connection pool for every
 // request it sends and its ListWatch neither restarts after an error nor asks for bookmarks, so
-// the registry's informers talk to the API server through this small layer instead; the typed
-// clients handed to callers share its pool and its timeout (see boundedClients).
+// the registry's informers and its clusters' ObjectWriter talk to the API server through this
+// small layer instead, over one pool per cluster.
 import { HttpMethod, RequestContext, type KubeConfig } from "@kubernetes/client-node";
 import { KubeApiError, parseStatusBody } from "@svc/kube-wire";
 import type { RequestOptions } from "node:https";
@@ -107,19 +107,26 @@ export class ClusterTransport {
    * KubeApiError naming the method and path for a status outside 2xx.
    */
   async request(
-    method: "GET" | "POST" | "PATCH" | "DELETE",
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     pathAndQuery: string,
     {
       payload,
       timeoutMs,
       signal,
-    }: { payload?: Payload | undefined; timeoutMs: number; signal?: AbortSignal | undefined },
+      accept = "application/json",
+    }: {
+      payload?: Payload | undefined;
+      timeoutMs: number;
+      signal?: AbortSignal | undefined;
+      /** The representation asked for, e.g. only an object's metadata (PartialObjectMetadata). */
+      accept?: string | undefined;
+    },
   ): Promise<unknown> {
     const response = await fetch(this.server + pathAndQuery, {
       method,
       headers: {
         ...(await this.#headers()),
-        accept: "application/json",
+        accept,
         "user-agent": "svc",
         ...(payload === undefined ? {} : { "content-type": payload["content-type"] }),
       },
@@ -130,7 +137,7 @@ export class ClusterTransport {
     if (response.status < 200 || response.status > 299) {
       const error = await statusError(response);
       const what = `${method} ${pathAndQuery.split("?")[0] ?? ""}`;
-      throw new KubeApiError(error.status, `${what}: ${error.message}`, error.reason);
+      throw new KubeApiError(error.status, `${what}: ${error.message}`, error.reason, error.message);
     }
     const text = await response.text();
     return text === "" ? undefined : JSON.parse(text);
