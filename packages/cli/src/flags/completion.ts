@@ -4,16 +4,21 @@
 import { ROLLOUT } from "./rollout-verbs.ts";
 import { USER_VERBS } from "../users/verbs.ts";
 import { FLAGD_VERBS } from "./flagd-verbs.ts";
+import { OVERRIDE_REASON } from "./options.ts";
 import { rolloutVerbs, VERBS, type OptionSpec, type VerbSpec } from "./verbs.ts";
 
 /**
- * Options of import and export (flagd-verbs.ts): completed by name only, as they always were,
- * import's --override-reason not among them.
+ * Options of import and export, from their table (flagd-verbs.ts): completed by name only, as
+ * they always were; import's admin-only --override-reason is not offered.
  */
-const FLAGD_OPTIONS = {
-  import: "--namespace --cluster --selector --delivery --config-map --key --dry-run --server --token",
-  export: "--namespace --cluster --server --token",
-};
+const flagdOptions = (): [string, string][] =>
+  Object.entries(FLAGD_VERBS).map(([verb, spec]) => [
+    verb,
+    spec.options
+      .filter((o) => o !== OVERRIDE_REASON)
+      .map((o) => o.name)
+      .join(" "),
+  ]);
 
 const quote = (words: readonly string[]) => `"${words.join(" ")}"`;
 
@@ -71,9 +76,7 @@ function verbCases(): string[] {
     const words = verb === "completion" ? ["bash", "zsh"] : [...names, "--help"];
     return `    ${JSON.stringify(verb)}) words=${quote(words)} ;;`;
   });
-  const flagd = Object.entries(FLAGD_OPTIONS).map(
-    ([verb, words]) => `    ${verb}) words="${words} --help" ;;`,
-  );
+  const flagd = flagdOptions().map(([verb, words]) => `    ${verb}) words="${words} --help" ;;`);
   return [...options, ...flagd];
 }
 
