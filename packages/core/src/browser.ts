@@ -32,7 +32,9 @@ export {
   PASSWORD_MAX_BYTES,
   passwordProblem,
   updatePermission,
+  type UserRole,
 } from "./users/user-rules.ts";
+export type { CreateUserBody, MeView, SessionView, UpdateUserBody, UserView } from "./users/user-view.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flags/flag-view.ts";
 export { flagResource } from "./flags/flag-manifest.ts";
 export type { ClusterView } from "./clusters/cluster-view.ts";

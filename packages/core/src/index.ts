@@ -7,6 +7,7 @@ export * from "./crd.ts";
 export * from "./users/access.ts";
 export * from "./audit/audit-vocabulary.ts";
 export * from "./users/user-rules.ts";
+export * from "./users/user-view.ts";
 export * from "./kubernetes/object-meta.ts";
 export * from "./kubernetes/workload.ts";
 export * from "./flags/flag-resource.ts";

@@ -1,4 +1,4 @@
-import { accessView, GrantsSchema, passwordLoginRefusal, passwordProblem } from "@svc/core";
+import { accessView, MeView, passwordLoginRefusal, passwordProblem, SessionView } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
@@ -7,7 +7,6 @@ import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
 import { MessageBody } from "../http/schemas.ts";
-import { UserRoleName } from "../users/schemas.ts";
 
 /** Lengths only bound the work a login can cause; a name that cannot exist just fails (401). */
 const LoginBody = Type.Object(
@@ -19,26 +18,13 @@ const LoginBody = Type.Object(
 );
 type LoginBody = Type.Static<typeof LoginBody>;
 
-/** The caller: global role ("none" when grants alone give access) and grants (docs/access.md). */
-export const Me = Type.Object({
-  username: Type.String(),
-  role: UserRoleName,
-  grants: Type.Optional(GrantsSchema),
-});
-
-const LoginResponse = Type.Object({
-  token: Type.String({ description: "64 hex characters; send as 'Authorization: Bearer <token>'." }),
-  expiresAt: Type.String({ format: "date-time" }),
-  user: Me,
-});
-
 const INVALID_CREDENTIALS = "invalid username or password";
 
 export function authRoutes(ctx: ApiContext) {
   return (app: FastifyInstance, _options: unknown, done: () => void) => {
     app.post<{ Body: LoginBody }>(
       "/api/v1/auth/login",
-      { schema: { summary: "Log in", body: LoginBody, response: { 200: LoginResponse } } },
+      { schema: { summary: "Log in", body: LoginBody, response: { 200: SessionView } } },
       async (request) => {
         const { username, password } = request.body;
         request.auditNote = { attemptedActor: username };
@@ -104,7 +90,7 @@ export function authRoutes(ctx: ApiContext) {
 
     app.get(
       "/api/v1/auth/me",
-      { schema: { summary: "The caller's username, global role and grants", response: { 200: Me } } },
+      { schema: { summary: "The caller's username, global role and grants", response: { 200: MeView } } },
       (request) =>
         request.actor === undefined
           ? undefined

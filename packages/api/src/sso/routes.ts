@@ -1,12 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { accessView, restRole, ssoSignInDecision, ssoUsername, type SsoRefusalReason } from "@svc/core";
+import {
+  accessView,
+  restRole,
+  SessionView,
+  ssoSignInDecision,
+  ssoUsername,
+  type SsoRefusalReason,
+} from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { appendSurvivingOutages, changeAuditEvent } from "../audit/recorder.ts";
 import { refusedLoginLog } from "../audit/refused-logins.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { Me } from "../auth/routes.ts";
 import { isoTime } from "../time.ts";
 import { OidcClient, type PendingSignIn } from "./oidc-client.ts";
 import { OneTimeStore } from "./one-time.ts";
@@ -36,12 +42,9 @@ const REFUSAL_STATUS: Readonly<Record<CallbackRefusal, number>> = {
   "last-admin": 409,
 };
 
-const Session = Type.Object({
-  token: Type.String(),
-  expiresAt: Type.String({ format: "date-time" }),
-  user: Me,
-});
-type Session = Type.Static<typeof Session>;
+/** The login's session view (core's), documented here without the token's description as before. */
+const Session = Type.Object({ ...SessionView.properties, token: Type.String() });
+type Session = SessionView;
 const HandoffBody = Type.Object(
   { code: Type.String({ minLength: 1, maxLength: 64 }) },
   { additionalProperties: false },

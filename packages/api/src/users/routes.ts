@@ -15,6 +15,11 @@ import {
   type Actor,
   type Refusal,
   type SessionsEnded,
+  CreateUserBody,
+  UpdateUserBody,
+  UserView,
+  type CreateUserBody as CreateUser,
+  type UpdateUserBody as UpdateUser,
 } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import Type from "typebox";
@@ -24,14 +29,7 @@ import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
 import { HttpError } from "../http/errors.ts";
 import { isUniqueViolation } from "../store/db.ts";
-import {
-  CreateUserBody,
-  UpdateUserBody,
-  UsernameParams,
-  UserView,
-  type CreateUserBody as CreateUser,
-  type UpdateUserBody as UpdateUser,
-} from "./schemas.ts";
+import { UsernameParams } from "./schemas.ts";
 import { MessageBody } from "../http/schemas.ts";
 import { markScopeChecked } from "../http/scope.ts";
 

@@ -1,9 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { accessView, isRole, NO_GLOBAL_ROLE, validateGrants, type Grant, type Role } from "@svc/core";
+import {
+  accessView,
+  isRole,
+  NO_GLOBAL_ROLE,
+  validateGrants,
+  type Grant,
+  type Role,
+  type UserView,
+} from "@svc/core";
 import type { CompiledQuery, Transaction } from "kysely";
 import type { NewAuditEvent } from "../audit/event.ts";
 import { insertAuditEvent } from "../audit/store.ts";
-import type { UserView } from "./schemas.ts";
 import type { Store, Tables, UsersTable } from "../store/db.ts";
 
 export interface StoredUser {

@@ -1,5 +1,6 @@
 // `svc flags login`: POST /api/v1/auth/login, then the token is kept in the token file for the
 // next commands. The token is never printed: it would end up in terminals' scroll-back and CI logs.
+import type { SessionView } from "@svc/core";
 import { apiRequest, ExitError } from "./client.ts";
 import {
   DEFAULT_SERVER,
@@ -12,12 +13,6 @@ import {
 import type { ConnectionOptions, VerbRequest } from "./parse.ts";
 import { askLine, askSecret, readStdin } from "./prompt.ts";
 import { saveLogin } from "./store.ts";
-
-interface LoginAnswer {
-  token: string;
-  expiresAt: string;
-  user: { username: string; role: string };
-}
 
 export async function login(
   request: VerbRequest & { verb: "login" },
@@ -36,7 +31,7 @@ export async function login(
   if (request.passwordStdin) password = await readStdin();
   else if (terminal) password = await askSecret("password: ");
   else throw new ExitError(EXIT.usage, "--password-stdin is required when stdin is not a terminal");
-  const answer = await apiRequest<LoginAnswer>({ server, token: "" }, "POST", "/api/v1/auth/login", {
+  const answer = await apiRequest<SessionView>({ server, token: "" }, "POST", "/api/v1/auth/login", {
     username,
     password,
   });

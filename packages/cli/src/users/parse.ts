@@ -1,14 +1,12 @@
 // A `svc users <verb>` command line read into a typed request (pure: unit-tested). A grant's
 // scope is checked by core's own schema of grants, so the CLI refuses what the API would, naming
 // the option instead of the JSON field.
-import { validateGrants, type FieldError, type Grant, type Role } from "@svc/core";
+import { validateGrants, type FieldError, type Grant, type Role, type UserRole } from "@svc/core";
 import type { ConnectionOptions } from "../flags/parse.ts";
 import { connectionOf, outputOf, readOptions } from "../flags/parse.ts";
 import { noPositional, parseLabels } from "../flags/names.ts";
 import type { Output } from "../flags/options.ts";
 import { isUserVerb, USER_VERBS, userVerbHelp, usersUsage, type UserVerb } from "./verbs.ts";
-
-export type UserRole = Role | "none";
 
 /** Which grants revoke removes. */
 export type GrantChoice =

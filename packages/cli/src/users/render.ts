@@ -1,16 +1,11 @@
 // What `svc users` prints (pure: unit-tested): json and yaml are the API's representation, for
 // scripts; table is for people, one grant per line.
-import type { Grant } from "@svc/core";
+import type { Grant, UserView } from "@svc/core";
 import { renderData, table } from "../flags/render.ts";
 import type { Output } from "../flags/options.ts";
 
-/** A user as GET /api/v1/users returns it. */
-export interface UserView {
-  username: string;
-  role: string;
-  createdAt: string;
-  grants?: Grant[];
-}
+/** A user as the API shows it, printed whatever its role says (a newer server's role too). */
+export type ShownUser = Omit<UserView, "role"> & { role: string };
 
 const listText = (items: readonly string[] | undefined) => (items === undefined ? "*" : items.join(","));
 
@@ -28,7 +23,7 @@ export function grantText(grant: Grant): string {
   return `${grant.role}@${clusters}${labels}/${listText(grant.namespaces)}`;
 }
 
-export function renderUsers(users: readonly UserView[], output: Output): string {
+export function renderUsers(users: readonly ShownUser[], output: Output): string {
   if (output !== "table") return renderData(users, output);
   if (users.length === 0) return "no users\n";
   const rows = users.map((user) => [
@@ -41,7 +36,7 @@ export function renderUsers(users: readonly UserView[], output: Output): string 
 }
 
 /** One user: its role, then its grants numbered as revoke --index takes them. */
-export function renderUser(user: UserView, output: Output): string {
+export function renderUser(user: ShownUser, output: Output): string {
   if (output !== "table") return renderData(user, output);
   const grants = user.grants ?? [];
   const head = `user ${user.username}: global role ${user.role}, created ${user.createdAt}\n`;

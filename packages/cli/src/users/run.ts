@@ -1,7 +1,7 @@
 // The shell of `svc users <verb>`: parse (pure), resolve the connection as `svc flags` does (its
 // login's token, SVC_TOKEN, --token), call the users API, print; exit codes as svc flags: 0 done,
 // 1 error, 2 bad usage, 3 not found, 4 conflict.
-import { describeErrors } from "@svc/core";
+import { describeErrors, type CreateUserBody, type UpdateUserBody, type UserView } from "@svc/core";
 import { ApiError, apiRequest, ExitError, failure } from "../flags/client.ts";
 import {
   EXIT,
@@ -16,7 +16,7 @@ import { renderData } from "../flags/render.ts";
 import { readSavedLogin } from "../flags/store.ts";
 import { addGrant, removeGrants } from "./grant-edits.ts";
 import { parseUsersCommand, type UsersRequest } from "./parse.ts";
-import { grantText, renderUser, renderUsers, type UserView } from "./render.ts";
+import { grantText, renderUser, renderUsers } from "./render.ts";
 import { userVerbHelp, usersUsage } from "./verbs.ts";
 
 type Request<V extends UsersRequest["verb"]> = UsersRequest & { verb: V };
@@ -42,7 +42,7 @@ const done = (message: string, output: Output, value: unknown) =>
   output === "table" ? `${message}\n` : renderData(value, output);
 
 async function create(api: Connection, request: Request<"create">, output: Output) {
-  const body = {
+  const body: CreateUserBody = {
     username: request.username,
     password: await password(request.passwordStdin ? "stdin" : "prompt"),
     role: request.role,
@@ -52,7 +52,7 @@ async function create(api: Connection, request: Request<"create">, output: Outpu
 }
 
 async function set(api: Connection, request: Request<"set">, output: Output) {
-  const body = {
+  const body: UpdateUserBody = {
     ...(request.role === undefined ? {} : { role: request.role }),
     ...(request.password === undefined ? {} : { password: await password(request.password) }),
   };

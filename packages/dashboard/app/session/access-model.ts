@@ -8,17 +8,10 @@ import {
   isRole,
   neededRole,
   ROUTE_RULES,
-  type Grant,
+  type MeView,
   type Principal,
   type Scope,
 } from "@svc/core/browser";
-
-/** GET /api/v1/auth/me; `grants` absent from a server without scoped roles. */
-export interface MeView {
-  username: string;
-  role: string;
-  grants?: Grant[];
-}
 
 export function principalOf(me: MeView): Principal {
   return { username: me.username, role: isRole(me.role) ? me.role : undefined, grants: me.grants ?? [] };

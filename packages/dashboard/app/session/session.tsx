@@ -1,24 +1,12 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Principal, Role } from "@svc/core/browser";
+import type { MeView, Principal, SessionView } from "@svc/core/browser";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { api, LIVE_REFRESH_MS, setSessionToken } from "../api/client.ts";
 import { useClusters } from "../clusters/queries.ts";
-import {
-  mayGlobally,
-  mayIn,
-  mayInEvery,
-  maySomewhere,
-  principalOf,
-  type MeView,
-  type Where,
-} from "./access-model.ts";
+import { mayGlobally, mayIn, mayInEvery, maySomewhere, principalOf, type Where } from "./access-model.ts";
 
-export interface Session {
-  token: string;
-  expiresAt: string;
-  /** `role` is "none" for a user whose access comes from grants only. */
-  user: { username: string; role: Role | "none" };
-}
+/** The API's answer to a login (or a single sign-on's exchange): `user.role` is "none" for grants only. */
+export type Session = SessionView;
 
 /** The login page's navigation state: where to go after signing in. */
 export interface LoginState {

@@ -1,16 +1,8 @@
-import { NO_GLOBAL_ROLE, ROLES, type Role } from "@svc/core/browser";
+import { NO_GLOBAL_ROLE, ROLES, type Role, type UserRole, type UserView } from "@svc/core/browser";
 import { useState } from "react";
 import { errorForField } from "../api/client.ts";
 import { Field } from "../ui/Field.tsx";
-import {
-  accessProblem,
-  emptyGrant,
-  formFromGrant,
-  grantFormProblems,
-  type GrantForm,
-  type UserRole,
-} from "./grant-form.ts";
-import type { UserView } from "./queries.ts";
+import { accessProblem, emptyGrant, formFromGrant, grantFormProblems, type GrantForm } from "./grant-form.ts";
 
 /** The state behind AccessFields: the global role and the grants as typed. */
 export function useAccessForm(user?: UserView) {

@@ -1,9 +1,10 @@
+import type { UserView } from "@svc/core/browser";
 import { useState } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
 import { AccessFields, useAccessForm } from "./AccessFields.tsx";
 import { grantFromForm } from "./grant-form.ts";
-import { useUpdateUser, type UserView } from "./queries.ts";
+import { useUpdateUser } from "./queries.ts";
 
 /** "Access" of a user (admins): the global role and the grants, saved together (PUT replaces both). */
 export function EditAccessDialog({ user, onDone }: { user: UserView; onDone: (message: string) => void }) {

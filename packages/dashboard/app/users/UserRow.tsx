@@ -1,13 +1,12 @@
-import { NO_GLOBAL_ROLE, ROLES } from "@svc/core/browser";
+import { NO_GLOBAL_ROLE, ROLES, type UserRole, type UserView } from "@svc/core/browser";
 import { useState } from "react";
 import { Link } from "react-router";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { EditAccessDialog } from "./EditAccessDialog.tsx";
-import type { UserRole } from "./grant-form.ts";
 import { GrantList } from "./GrantList.tsx";
-import { useDeleteUser, useUpdateUser, type UserView } from "./queries.ts";
+import { useDeleteUser, useUpdateUser } from "./queries.ts";
 import { ResetPasswordDialog } from "./ResetPasswordDialog.tsx";
 
 /** What the signed-in user may do to this row's user (from the API's own rules). */

@@ -8,7 +8,6 @@ import {
   GRANTS_MAX,
   NAMESPACE_PATTERN,
   NAMESPACE_PATTERN_MAX,
-  NO_GLOBAL_ROLE,
   grantsProblem,
   isDns1123Label,
   isLabelKey,
@@ -17,10 +16,8 @@ import {
   userAccessProblem,
   type Grant,
   type Role,
+  type UserRole,
 } from "@svc/core/browser";
-
-/** The REST `role` of a user: a global role, or "none" when only grants give access. */
-export type UserRole = Role | typeof NO_GLOBAL_ROLE;
 
 /** One grant as typed: each list comma-separated, empty for "all". */
 export interface GrantForm {

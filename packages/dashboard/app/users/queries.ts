@@ -1,30 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Grant } from "@svc/core/browser";
+import type { CreateUserBody, UpdateUserBody, UserView } from "@svc/core/browser";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
-import type { UserRole } from "./grant-form.ts";
 
-/** A user as GET /api/v1/users returns it (the password is write-only). */
-export interface UserView {
-  username: string;
-  role: UserRole;
-  createdAt: string;
-  /** Roles over clusters and namespaces, beside the global role (absent from older servers). */
-  grants?: Grant[];
-}
-
-export interface NewUser {
-  username: string;
-  password: string;
-  role: UserRole;
-  grants?: Grant[];
-}
-
-/** PUT /api/v1/users/{username}: only the fields supplied change. */
-export interface UserChange {
-  password?: string;
-  role?: UserRole;
-  grants?: Grant[];
-}
+/** PUT /api/v1/users/{username}: only the fields supplied change (the view's own are not sent). */
+export type UserChange = Pick<UpdateUserBody, "password" | "role" | "grants">;
 
 const userPath = (username: string) => `/api/v1/users/${encodeURIComponent(username)}`;
 
@@ -54,7 +33,7 @@ function useInvalidateUsers() {
 export function useCreateUser() {
   const invalidate = useInvalidateUsers();
   return useMutation({
-    mutationFn: (body: NewUser) => api<UserView>("/api/v1/users", { method: "POST", body }),
+    mutationFn: (body: CreateUserBody) => api<UserView>("/api/v1/users", { method: "POST", body }),
     onSuccess: invalidate,
   });
 }
