@@ -35,6 +35,14 @@ export {
   type UserRole,
 } from "./users/user-rules.ts";
 export type { CreateUserBody, MeView, SessionView, UpdateUserBody, UserView } from "./users/user-view.ts";
+export type {
+  CreatedWebhook,
+  WebhookBody,
+  WebhookDeliveryPage,
+  WebhookDeliveryView,
+  WebhookTestResult,
+  WebhookView,
+} from "./webhooks/webhook-view.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flags/flag-view.ts";
 export { flagResource } from "./flags/flag-manifest.ts";
 export type { ClusterView } from "./clusters/cluster-view.ts";

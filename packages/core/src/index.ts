@@ -8,6 +8,8 @@ export * from "./users/access.ts";
 export * from "./audit/audit-vocabulary.ts";
 export * from "./users/user-rules.ts";
 export * from "./users/user-view.ts";
+export * from "./webhooks/events.ts";
+export * from "./webhooks/webhook-view.ts";
 export * from "./kubernetes/object-meta.ts";
 export * from "./kubernetes/workload.ts";
 export * from "./flags/flag-resource.ts";

@@ -1,4 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import {
+  CreatedWebhook,
+  WebhookBody,
+  WebhookDeliveryPage,
+  WebhookTestResult,
+  WebhookUpdateBody,
+  WebhookView,
+} from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
@@ -10,16 +18,7 @@ import { isoTime } from "../time.ts";
 import { resolveAllowed } from "./address.ts";
 import { eventsOfAudit, TEST_EVENT, type WebhookEvent } from "./events.ts";
 import { bodyOf, headersOf } from "./payload.ts";
-import {
-  CreatedWebhook,
-  DeliveriesQuery,
-  DeliveryPage,
-  TestResult,
-  WebhookBody,
-  WebhookParams,
-  WebhookUpdateBody,
-  WebhookView,
-} from "./schemas.ts";
+import { DeliveriesQuery, WebhookParams } from "./schemas.ts";
 import { sendAttempt } from "./sender.ts";
 import type { Webhook, WebhookFields } from "./store.ts";
 import { allowedNetworks } from "./worker.ts";
@@ -183,7 +182,7 @@ function testWebhook(app: FastifyInstance, ctx: ApiContext): void {
       schema: {
         summary: "Send a signed test event now and tell how the receiver answered (admin)",
         params: WebhookParams,
-        response: { 200: TestResult },
+        response: { 200: WebhookTestResult },
       },
     },
     async (request) => {
@@ -221,7 +220,7 @@ function listDeliveries(app: FastifyInstance, ctx: ApiContext): void {
         summary: "A webhook's delivery log, newest first, paged by beforeId (admin)",
         params: WebhookParams,
         querystring: DeliveriesQuery,
-        response: { 200: DeliveryPage },
+        response: { 200: WebhookDeliveryPage },
       },
     },
     async (request) => {

@@ -1,3 +1,4 @@
+import type { WebhookDeliveryState } from "@svc/core";
 import { sql, type Selectable } from "kysely";
 import type { Store, WebhookDeliveriesTable, WebhooksTable } from "../store/db.ts";
 import { matches, type Subscription, type WebhookEvent, type WebhookEventType } from "./events.ts";
@@ -14,18 +15,15 @@ export interface Webhook extends Subscription {
 
 export type WebhookFields = Omit<Webhook, "id" | "createdAt" | "updatedAt" | "resumedAt">;
 
-export const DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
-
 /** Outbox rows per INSERT: 9 parameters each, well under SQLite's 32,766 and PostgreSQL's 65,535. */
 const ENQUEUE_ROWS_PER_STATEMENT = 500;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** One row of a webhook's delivery log. */
 export interface Delivery {
   id: number;
   eventId: string;
   eventType: string;
-  state: DeliveryState;
+  state: WebhookDeliveryState;
   attempts: number;
   createdAt: string;
   nextAttemptAt: string;
@@ -66,7 +64,7 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): Delivery {
     id: Number(row.id),
     eventId: row.event_id,
     eventType: row.event_type,
-    state: row.state as DeliveryState,
+    state: row.state as WebhookDeliveryState,
     attempts: row.attempts,
     createdAt: row.created_at,
     nextAttemptAt: row.next_attempt_at,

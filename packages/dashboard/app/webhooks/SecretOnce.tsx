@@ -1,5 +1,5 @@
+import type { CreatedWebhook } from "@svc/core/browser";
 import { useState } from "react";
-import type { CreatedWebhook } from "./queries.ts";
 
 /**
  * The new webhook's secret, shown once: the API never returns it again. Held in this

@@ -1,14 +1,9 @@
+import { WEBHOOK_NAME_MAX, WEBHOOK_URL_MAX, type CreatedWebhook, type WebhookView } from "@svc/core/browser";
 import { useId, type ReactNode } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
-import {
-  WEBHOOK_EVENTS,
-  WEBHOOK_FORMATS,
-  type CreatedWebhook,
-  type WebhookFormat,
-  type WebhookView,
-} from "./queries.ts";
+import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookFormat } from "./queries.ts";
 import { useWebhookDialog, type WebhookField } from "./useWebhookDialog.ts";
 import { formReady, type WebhookForm } from "./webhook-form.ts";
 
@@ -28,7 +23,7 @@ function AddressFields({ form, set, problem }: WebhookPartProps) {
           <input
             {...control}
             required
-            maxLength={100}
+            maxLength={WEBHOOK_NAME_MAX}
             value={form.name}
             onChange={(e) => {
               set({ name: e.target.value });
@@ -46,7 +41,7 @@ function AddressFields({ form, set, problem }: WebhookPartProps) {
             {...control}
             type="url"
             required
-            maxLength={2048}
+            maxLength={WEBHOOK_URL_MAX}
             autoComplete="off"
             value={form.url}
             onChange={(e) => {

@@ -1,3 +1,4 @@
+import type { WebhookTestResult, WebhookView } from "@svc/core/browser";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
@@ -5,11 +6,11 @@ import { PageHeader } from "../ui/PageHeader.tsx";
 import { QueryState } from "../ui/states.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { DeliveryLog } from "./DeliveryLog.tsx";
-import { useTestWebhook, useWebhook, type TestResult, type WebhookView } from "./queries.ts";
+import { useTestWebhook, useWebhook } from "./queries.ts";
 import { WebhookDialog } from "./WebhookDialog.tsx";
 import { AdminOnly } from "./WebhooksPage.tsx";
 
-function answerText(result: TestResult): string {
+function answerText(result: WebhookTestResult): string {
   const status = result.status === null ? "no HTTP answer" : `HTTP ${result.status}`;
   const error = result.error === "" ? "" : `: ${result.error}`;
   return `${result.ok ? "Delivered" : "Not delivered"} — the receiver answered ${status} in ${result.durationMs} ms${error}`;

@@ -1,9 +1,10 @@
+import type { WebhookView } from "@svc/core/browser";
 import { Link } from "react-router";
 import { ConfirmDialog } from "../ui/ConfirmDialog.tsx";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { relativeTime } from "../ui/time.ts";
 import { DeliveryState } from "./DeliveryState.tsx";
-import { useDeleteWebhook, useLastDelivery, useUpdateWebhook, type WebhookView } from "./queries.ts";
+import { useDeleteWebhook, useLastDelivery, useUpdateWebhook } from "./queries.ts";
 import { WebhookDialog } from "./WebhookDialog.tsx";
 import { bodyOf, formOf, originOf } from "./webhook-form.ts";
 

@@ -1,9 +1,10 @@
+import type { CreatedWebhook } from "@svc/core/browser";
 import { useState, type ReactNode } from "react";
 import { Link } from "react-router";
 import { RequireAccess } from "../session/RequireAccess.tsx";
 import { PageHeader } from "../ui/PageHeader.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
-import { useWebhooks, type CreatedWebhook } from "./queries.ts";
+import { useWebhooks } from "./queries.ts";
 import { SecretOnce } from "./SecretOnce.tsx";
 import { WebhookDialog } from "./WebhookDialog.tsx";
 import { WebhookRow } from "./WebhookRow.tsx";

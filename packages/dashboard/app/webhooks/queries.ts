@@ -1,7 +1,13 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
 
-import type { WebhookEventType, WebhookFormat } from "@svc/core/browser";
+import type {
+  CreatedWebhook,
+  WebhookBody,
+  WebhookDeliveryPage,
+  WebhookTestResult,
+  WebhookView,
+} from "@svc/core/browser";
 
 export {
   WEBHOOK_EVENTS,
@@ -10,62 +16,11 @@ export {
   type WebhookFormat,
 } from "@svc/core/browser";
 
-/** A webhook as the API shows it: never its secret. */
-export interface WebhookView {
-  id: string;
-  name: string;
-  url: string;
-  events: WebhookEventType[];
-  clusters: string[];
-  namespaces: string[];
-  format: WebhookFormat;
-  /** false: paused, nothing is enqueued for it and its pending deliveries wait. */
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** POST and PUT /api/v1/webhooks[/{id}]: a PUT replaces every field; the secret is kept. */
-export interface WebhookBody {
-  name: string;
-  url: string;
-  events: WebhookEventType[];
-  clusters: string[];
-  namespaces: string[];
-  format: WebhookFormat;
-  enabled: boolean;
-}
-
-/** The creation's answer: the only one that carries the secret. */
-export type CreatedWebhook = WebhookView & { secret: string };
-
-export interface DeliveryView {
-  id: number;
-  /** The idempotency key (header svc-event-id). */
-  eventId: string;
-  eventType: string;
-  state: "pending" | "delivered" | "failed";
-  attempts: number;
-  createdAt: string;
-  nextAttemptAt: string;
-  lastStatus: number | null;
-  lastError: string;
-  completedAt: string | null;
-}
-
-export interface DeliveryPage {
-  items: DeliveryView[];
-  /** The `beforeId` of the next older page; absent on the last page. */
-  nextBeforeId?: number;
-}
-
-/** How the receiver answered a test send. */
-export interface TestResult {
-  ok: boolean;
-  status: number | null;
-  error: string;
-  durationMs: number;
-}
+/**
+ * POST and PUT /api/v1/webhooks[/{id}] as the form sends them: every field (a PUT replaces the
+ * webhook), never a secret (made up on creation, kept on a PUT).
+ */
+export type WebhookFormBody = Required<Omit<WebhookBody, "secret">>;
 
 /** Deliveries asked for per page: the recent ones, and as many more on "Show more". */
 export const DELIVERY_PAGE_SIZE = 20;
@@ -101,8 +56,8 @@ export function useLastDelivery(id: string) {
   return useQuery({
     queryKey: webhookKeys.last(id),
     queryFn: async ({ signal }) =>
-      (await api<DeliveryPage>(`${webhookPath(id)}/deliveries`, { query: { limit: 1 }, signal })).items[0] ??
-      null,
+      (await api<WebhookDeliveryPage>(`${webhookPath(id)}/deliveries`, { query: { limit: 1 }, signal }))
+        .items[0] ?? null,
     refetchInterval: LIVE_REFRESH_MS,
   });
 }
@@ -115,7 +70,7 @@ export function useDeliveryPages(id: string) {
   return useInfiniteQuery({
     queryKey: webhookKeys.deliveries(id),
     queryFn: ({ pageParam, signal }) =>
-      api<DeliveryPage>(`${webhookPath(id)}/deliveries`, {
+      api<WebhookDeliveryPage>(`${webhookPath(id)}/deliveries`, {
         query: { limit: DELIVERY_PAGE_SIZE, beforeId: pageParam },
         signal,
       }),
@@ -138,7 +93,7 @@ function useInvalidateWebhooks() {
 export function useCreateWebhook() {
   const invalidate = useInvalidateWebhooks();
   return useMutation({
-    mutationFn: (body: WebhookBody) => api<CreatedWebhook>("/api/v1/webhooks", { method: "POST", body }),
+    mutationFn: (body: WebhookFormBody) => api<CreatedWebhook>("/api/v1/webhooks", { method: "POST", body }),
     onSuccess: invalidate,
   });
 }
@@ -146,7 +101,7 @@ export function useCreateWebhook() {
 export function useUpdateWebhook() {
   const invalidate = useInvalidateWebhooks();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: WebhookBody }) =>
+    mutationFn: ({ id, body }: { id: string; body: WebhookFormBody }) =>
       api<WebhookView>(webhookPath(id), { method: "PUT", body }),
     onSuccess: invalidate,
   });
@@ -164,7 +119,7 @@ export function useDeleteWebhook() {
 export function useTestWebhook(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => api<TestResult>(`${webhookPath(id)}/test`, { method: "POST" }),
+    mutationFn: () => api<WebhookTestResult>(`${webhookPath(id)}/test`, { method: "POST" }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["audit"] }),
   });
 }

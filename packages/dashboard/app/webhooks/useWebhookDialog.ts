@@ -1,6 +1,7 @@
+import type { CreatedWebhook, WebhookView } from "@svc/core/browser";
 import { useState } from "react";
 import { errorForField } from "../api/client.ts";
-import { useCreateWebhook, useUpdateWebhook, type CreatedWebhook, type WebhookView } from "./queries.ts";
+import { useCreateWebhook, useUpdateWebhook } from "./queries.ts";
 import { bodyOf, EMPTY_WEBHOOK_FORM, formOf, formProblems, type WebhookForm } from "./webhook-form.ts";
 
 const FIELDS = ["name", "url", "events", "clusters", "namespaces", "format", "enabled"] as const;

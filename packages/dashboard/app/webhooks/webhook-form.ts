@@ -1,5 +1,6 @@
 /** The webhook form as typed, the body it sends, and what is wrong with it before it is sent. */
-import type { WebhookBody, WebhookEventType, WebhookFormat, WebhookView } from "./queries.ts";
+import type { WebhookEventType, WebhookFormat, WebhookView } from "@svc/core/browser";
+import type { WebhookFormBody } from "./queries.ts";
 
 export interface WebhookForm {
   name: string;
@@ -48,7 +49,7 @@ export function listOf(text: string): string[] {
   ];
 }
 
-export function bodyOf(form: WebhookForm): WebhookBody {
+export function bodyOf(form: WebhookForm): WebhookFormBody {
   return {
     name: form.name.trim(),
     url: form.url.trim(),
