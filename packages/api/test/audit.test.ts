@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditCsv, csvCell } from "../src/audit/csv.ts";
-import { changedFields, outcomeOf, type AuditEvent } from "../src/audit/event.ts";
+import type { AuditEventView as AuditEvent } from "@svc/core";
+import { changedFields, outcomeOf } from "../src/audit/event.ts";
 import { parseAuditQuery, retentionCutoff } from "../src/audit/query.ts";
 import { auditMediaType } from "../src/audit/routes.ts";
 

@@ -24,9 +24,12 @@ export {
 export {
   AUDIT_RESOURCES,
   AUDIT_ACTIONS,
+  AUDIT_OUTCOMES,
   type AuditResource,
   type AuditAction,
+  type AuditOutcome,
 } from "./audit/audit-vocabulary.ts";
+export type { AuditEventView } from "./audit/audit-event-view.ts";
 export {
   PASSWORD_MIN_BYTES,
   PASSWORD_MAX_BYTES,

@@ -6,6 +6,7 @@ export * from "./clusters/cluster-connection.ts";
 export * from "./crd.ts";
 export * from "./users/access.ts";
 export * from "./audit/audit-vocabulary.ts";
+export * from "./audit/audit-event-view.ts";
 export * from "./users/user-rules.ts";
 export * from "./users/user-view.ts";
 export * from "./webhooks/events.ts";

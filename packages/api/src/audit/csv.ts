@@ -1,4 +1,4 @@
-import type { AuditEvent } from "./event.ts";
+import type { AuditEventView } from "@svc/core";
 
 const COLUMNS = [
   "id",
@@ -24,7 +24,7 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export function auditCsv(events: readonly AuditEvent[]): string {
+export function auditCsv(events: readonly AuditEventView[]): string {
   const rows = events.map((e) =>
     COLUMNS.map((c) => csvCell(c === "details" ? JSON.stringify(e.details) : String(e[c]))).join(","),
   );

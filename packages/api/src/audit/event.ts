@@ -1,29 +1,7 @@
-import { AUDIT_ACTIONS, AUDIT_RESOURCES, ROLES } from "@svc/core";
-import Type from "typebox";
+import type { AuditEventView, AuditOutcome } from "@svc/core";
 
-export const AUDIT_OUTCOMES = ["success", "denied", "failure"] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-
-/** DESIGN.md §4 Audit: one recorded event. */
-export const AuditEvent = Type.Object({
-  id: Type.Integer(),
-  timestamp: Type.String({ format: "date-time" }),
-  actor: Type.String({ description: "Username, or the attempted username of a failed login." }),
-  actorRole: Type.String({ description: `${ROLES.join(", ")}, or empty when unknown.` }),
-  action: Type.Enum([...AUDIT_ACTIONS]),
-  resource: Type.Enum([...AUDIT_RESOURCES]),
-  resourceName: Type.String(),
-  namespace: Type.String(),
-  cluster: Type.String(),
-  outcome: Type.Enum([...AUDIT_OUTCOMES]),
-  sourceIp: Type.String(),
-  details: Type.Record(Type.String(), Type.Unknown(), {
-    description: "before/after of the changed fields; for refusals, status and error. Never a password.",
-  }),
-});
-export type AuditEvent = Type.Static<typeof AuditEvent>;
-
-export type NewAuditEvent = Omit<AuditEvent, "id">;
+/** An event to record: the view (core's AuditEventView) before the log numbers it. */
+export type NewAuditEvent = Omit<AuditEventView, "id">;
 
 type Fields = Readonly<Record<string, unknown>>;
 

@@ -1,9 +1,8 @@
-import { auditVisibility, describeErrors, type AuditVisibility } from "@svc/core";
+import { AuditEventView, auditVisibility, describeErrors, type AuditVisibility } from "@svc/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import Negotiator from "negotiator";
 import Type from "typebox";
 import { auditCsv } from "./csv.ts";
-import { AuditEvent } from "./event.ts";
 import { AUDIT_KEY, AuditQueryString, parseAuditQuery, type AuditKey } from "./query.ts";
 import type { ApiContext } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
@@ -42,7 +41,7 @@ export function auditRoutes(ctx: ApiContext) {
           summary: "Audit events, newest first; CSV with 'Accept: text/csv'; paged with continue",
           querystring: AuditQueryString,
           response: {
-            200: Type.Union([Type.Array(AuditEvent), ListOf(AuditEvent)]),
+            200: Type.Union([Type.Array(AuditEventView), ListOf(AuditEventView)]),
           },
         },
       },

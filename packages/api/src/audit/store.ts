@@ -1,22 +1,22 @@
 import { visibleEvents } from "./visibility.ts";
-import type { Page } from "@svc/core";
+import type { AuditEventView, Page } from "@svc/core";
 import type { AuditKey, AuditQuery } from "./query.ts";
-import type { AuditEvent, NewAuditEvent } from "./event.ts";
+import type { NewAuditEvent } from "./event.ts";
 import type { Kysely, Transaction } from "kysely";
 import type { AuditEventsTable, Store, Tables } from "../store/db.ts";
 
-function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): AuditEvent {
+function toEvent(row: Omit<AuditEventsTable, "id"> & { id: number | string }): AuditEventView {
   return {
     id: Number(row.id),
     timestamp: row.timestamp,
     actor: row.actor,
     actorRole: row.actor_role,
-    action: row.action as AuditEvent["action"],
-    resource: row.resource as AuditEvent["resource"],
+    action: row.action as AuditEventView["action"],
+    resource: row.resource as AuditEventView["resource"],
     resourceName: row.resource_name,
     namespace: row.namespace,
     cluster: row.cluster,
-    outcome: row.outcome as AuditEvent["outcome"],
+    outcome: row.outcome as AuditEventView["outcome"],
     sourceIp: row.source_ip,
     details: JSON.parse(row.details) as Record<string, unknown>,
   };
@@ -103,7 +103,7 @@ export class AuditRepo {
   }
 
   /** Newest first; ids increase with insertion, so `before` pages without gaps or repeats. */
-  async list(query: AuditQuery): Promise<AuditEvent[]> {
+  async list(query: AuditQuery): Promise<AuditEventView[]> {
     const rows = await this.#matching(query).selectAll().orderBy("id", "desc").limit(query.limit).execute();
     return rows.map(toEvent);
   }
@@ -114,7 +114,7 @@ export class AuditRepo {
    * written meanwhile (newer, so before the walk's position) never shift it. With the count of
    * the matching events after the page.
    */
-  async page(query: AuditQuery, after: AuditKey | undefined): Promise<Page<AuditEvent>> {
+  async page(query: AuditQuery, after: AuditKey | undefined): Promise<Page<AuditEventView>> {
     const rows = await this.#matching(query, after)
       .selectAll()
       .orderBy("timestamp", "desc")

@@ -22,3 +22,6 @@ export const AUDIT_ACTIONS = [
   "step",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** How a request ended: denied is a 403 or a 429 (the API's outcomeOf), failure any other error. */
+export const AUDIT_OUTCOMES = ["success", "denied", "failure"] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];

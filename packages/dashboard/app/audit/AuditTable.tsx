@@ -1,6 +1,7 @@
+import type { AuditEventView } from "@svc/core/browser";
 import { Fragment, useState } from "react";
 import { relativeTime } from "../ui/time.ts";
-import { describeDetails, eventTarget, OUTCOME_BADGE, type AuditEventView } from "./audit-event.ts";
+import { describeDetails, eventTarget, OUTCOME_BADGE } from "./audit-event.ts";
 
 function EventDetails({ event }: { event: AuditEventView }) {
   const details = describeDetails(event.details);

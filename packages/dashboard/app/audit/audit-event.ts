@@ -1,22 +1,5 @@
-/** An audit event as GET /api/v1/audit returns it (docs/api.md, Audit log), and how it reads. */
-import type { AuditAction, AuditResource } from "@svc/core/browser";
-
-export type AuditOutcome = "success" | "denied" | "failure";
-
-export interface AuditEventView {
-  id: number;
-  timestamp: string;
-  actor: string;
-  actorRole: string;
-  action: AuditAction;
-  resource: AuditResource;
-  resourceName: string;
-  namespace: string;
-  cluster: string;
-  outcome: AuditOutcome;
-  sourceIp: string;
-  details: Record<string, unknown>;
-}
+/** How an audit event (core's AuditEventView, as GET /api/v1/audit returns it) reads. */
+import type { AuditEventView, AuditOutcome } from "@svc/core/browser";
 
 export const OUTCOME_BADGE: Record<AuditOutcome, "ok" | "warn" | "bad"> = {
   success: "ok",

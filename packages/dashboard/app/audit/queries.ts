@@ -1,6 +1,6 @@
+import type { AuditEventView } from "@svc/core/browser";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
-import type { AuditEventView } from "./audit-event.ts";
 import { auditExportQuery, auditPageQuery, type AuditFilter, type AuditView } from "./audit-view.ts";
 
 export const auditKeys = {

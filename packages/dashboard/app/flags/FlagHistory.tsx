@@ -1,7 +1,6 @@
-import type { FlagView } from "@svc/core/browser";
+import type { AuditEventView, FlagView } from "@svc/core/browser";
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api/client.ts";
-import type { AuditEventView } from "../audit/audit-event.ts";
 import { AuditTable } from "../audit/AuditTable.tsx";
 import { EmptyState, QueryState } from "../ui/states.tsx";
 
