@@ -47,6 +47,7 @@ export type {
   WebhookView,
 } from "./webhooks/webhook-view.ts";
 export type { FlagView, FlagCreateBody, FlagUpdateBody } from "./flags/flag-view.ts";
+export type { FlagPreview } from "./flags/flag-preview.ts";
 export { flagResource } from "./flags/flag-manifest.ts";
 export type { ClusterView } from "./clusters/cluster-view.ts";
 export type { ClusterRegistrationBody } from "./clusters/cluster-registration.ts";

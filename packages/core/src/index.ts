@@ -21,6 +21,7 @@ export * from "./flags/flag-status.ts";
 export * from "./schema/canonical-json.ts";
 export * from "./delivery/preview.ts";
 export * from "./flags/flag-view.ts";
+export * from "./flags/flag-preview.ts";
 export * from "./flags/flag-versions.ts";
 export * from "./flags/flag-manifest.ts";
 export * from "./flags/flag-defaults.ts";

@@ -3,6 +3,7 @@ import {
   describeErrors,
   evaluationKeyConflict,
   FlagCreateBody,
+  FlagPreview,
   flagResource,
   FlagToggleBody,
   flagToggle,
@@ -12,7 +13,6 @@ import {
   FlagView,
   flagView,
   isEnabled,
-  PreviewEntry,
   previewFlag,
   validateFlagCreate,
   validateFlagUpdate,
@@ -63,7 +63,6 @@ export const FlagParams = Type.Object(
   { namespace: Type.String({ maxLength: 253 }), name: Type.String({ maxLength: 253 }) },
   { additionalProperties: false },
 );
-const DryRunResult = Type.Object({ flag: FlagView, preview: Type.Array(PreviewEntry) });
 
 type Params = Type.Static<typeof FlagParams>;
 
@@ -145,7 +144,7 @@ function createFlagRoute(app: FastifyInstance, ctx: ApiContext): void {
         summary: "Create a flag in a cluster (admin, editor); ?dryRun=true previews it",
         querystring: CreateQuery,
         body: FlagCreateBody,
-        response: { 200: DryRunResult, 201: FlagView },
+        response: { 200: FlagPreview, 201: FlagView },
       },
     },
     async (request, reply) => {
@@ -202,7 +201,7 @@ function replaceFlagRoute(app: FastifyInstance, ctx: ApiContext): void {
         params: FlagParams,
         querystring: WriteQuery,
         body: FlagUpdateBody,
-        response: { 200: Type.Union([FlagView, DryRunResult]) },
+        response: { 200: Type.Union([FlagView, FlagPreview]) },
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@
 // dry run of each change (its blast-radius preview, and its refusals: 400, 409). apply writes
 // only once every flag has passed, so a file with one refused flag writes nothing.
 import { readFile } from "node:fs/promises";
-import type { FlagCreate, FlagView, PreviewEntry } from "@svc/core";
+import type { FlagCreate, FlagPreview, FlagView } from "@svc/core";
 import { parseApplyFile } from "./apply-file.ts";
 import { ApiError, apiRequest, ExitError, flagPath } from "./client.ts";
 import { EXIT, type Connection } from "./connection.ts";
@@ -80,7 +80,7 @@ async function planAll(connection: Connection, request: FileRequest): Promise<Pl
     const item = { plan, desired, current: stored };
     if (plan.action !== "unchanged") {
       const answer = await about(desired, write(connection, item, true));
-      plan.preview = (answer as { preview: PreviewEntry[] }).preview;
+      plan.preview = (answer as FlagPreview).preview;
     }
     planned.push(item);
   }

@@ -1,6 +1,6 @@
 // list, get, create, set, toggle and delete: each one or two REST calls; the bodies come from
 // edits.ts and the output from render.ts (both pure).
-import type { FlagView, PreviewEntry } from "@svc/core";
+import type { FlagPreview, FlagView } from "@svc/core";
 import { apiRequest, flagPath } from "./client.ts";
 import type { Connection } from "./connection.ts";
 import { createBody, setBody } from "./edits.ts";
@@ -10,11 +10,6 @@ import { renderData, renderFlags, renderPlans } from "./render.ts";
 import type { Output } from "./verbs.ts";
 
 type Request<V extends VerbRequest["verb"]> = VerbRequest & { verb: V };
-
-interface DryRunAnswer {
-  flag: FlagView;
-  preview: PreviewEntry[];
-}
 
 /** Flags asked for per request: a fleet's list arrives in pages, never as one answer of every flag. */
 export const LIST_PAGE = 500;
@@ -44,7 +39,7 @@ export async function get(connection: Connection, request: Request<"get">, outpu
 }
 
 /** A dry run shown as diff shows it: the fields it sets and the workloads it touches. */
-function dryRunText(plan: FlagPlan, answer: DryRunAnswer, output: Output): string {
+function dryRunText(plan: FlagPlan, answer: FlagPreview, output: Output): string {
   return output === "table"
     ? renderPlans([{ ...plan, preview: answer.preview }], output)
     : renderData(answer, output);
@@ -53,7 +48,7 @@ function dryRunText(plan: FlagPlan, answer: DryRunAnswer, output: Output): strin
 export async function create(connection: Connection, request: Request<"create">, output: Output) {
   const body = createBody(request.flag, request.definition, request.enabled);
   if (request.dryRun) {
-    const answer = await apiRequest<DryRunAnswer>(connection, "POST", "/api/v1/flags?dryRun=true", body);
+    const answer = await apiRequest<FlagPreview>(connection, "POST", "/api/v1/flags?dryRun=true", body);
     return dryRunText(
       planFlag({ ...body, defaultValue: answer.flag.defaultValue }, undefined),
       answer,
@@ -68,7 +63,7 @@ export async function set(connection: Connection, request: Request<"set">, outpu
   const body = setBody(current, request.definition);
   if (request.dryRun) {
     const path = flagPath(request.flag, "", { dryRun: "true" });
-    const answer = await apiRequest<DryRunAnswer>(connection, "PUT", path, body);
+    const answer = await apiRequest<FlagPreview>(connection, "PUT", path, body);
     const changes = fieldChanges(definitionOf(current, false), definitionOf(answer.flag, false));
     const plan: FlagPlan = {
       ...request.flag,

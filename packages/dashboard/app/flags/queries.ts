@@ -5,7 +5,7 @@ import {
   useQuery,
   useQueryClient,
 } from "@tanstack/react-query";
-import type { FlagCreateBody, FlagUpdateBody, FlagView, PreviewEntry } from "@svc/core/browser";
+import type { FlagCreateBody, FlagPreview, FlagUpdateBody, FlagView } from "@svc/core/browser";
 import type { Evaluation } from "@svc/core/targeting/flagd";
 import { api, LIVE_REFRESH_MS } from "../api/client.ts";
 import { LIST_PAGE_SIZE, type ListPage } from "../api/list-page.ts";
@@ -22,11 +22,6 @@ export interface FlagFilter {
   namespace?: string;
   /** The API's name-prefix filter, used once the list is paged (see `isPagedList`). */
   namePrefix?: string;
-}
-
-export interface FlagPreview {
-  flag: FlagView;
-  preview: PreviewEntry[];
 }
 
 const flagPath = (a: FlagAddress) =>
