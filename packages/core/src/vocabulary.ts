@@ -33,6 +33,9 @@ export const CLUSTER_PHASES = ["Connected", "Disconnected", "Error"] as const;
 export type ClusterPhase = (typeof CLUSTER_PHASES)[number];
 
 export const DEFAULT_SIDECAR_PORT = 8514;
+/** The ports a flag's sidecar delivery may ask for: unprivileged ones only. */
+export const SIDECAR_PORT_MIN = 1024;
+export const SIDECAR_PORT_MAX = 65535;
 /** Where the injected sidecar's downward API volume is mounted, and its file of the pod's labels. */
 export const SIDECAR_PODINFO_MOUNT = "/etc/svc-flags-podinfo";
 export const SIDECAR_POD_LABELS_FILE = "labels";

@@ -2,6 +2,8 @@ import Type from "typebox";
 import { defaultValueProblem, defaultEnvVarName, deliveryKind, isEnabled } from "./values.ts";
 import {
   DEFAULT_SIDECAR_PORT,
+  SIDECAR_PORT_MAX,
+  SIDECAR_PORT_MIN,
   FLAG_TYPES,
   INT64_MAX,
   INT64_MIN,
@@ -37,6 +39,8 @@ import { envVarNameProblem } from "../delivery/env-var-names.ts";
 
 export {
   DEFAULT_SIDECAR_PORT,
+  SIDECAR_PORT_MAX,
+  SIDECAR_PORT_MIN,
   defaultEnvVarName,
   defaultValueProblem,
   deliveryKind,
@@ -114,8 +118,8 @@ export const SidecarDelivery = Type.Object(
   {
     port: Type.Optional(
       Type.Integer({
-        minimum: 1024,
-        maximum: 65535,
+        minimum: SIDECAR_PORT_MIN,
+        maximum: SIDECAR_PORT_MAX,
         description: `Port of the in-pod flag server. Default ${DEFAULT_SIDECAR_PORT}.`,
       }),
     ),

@@ -15,6 +15,8 @@ import {
   matchesPattern,
   C_IDENTIFIER,
   CONFIGMAP_KEY,
+  SIDECAR_PORT_MAX,
+  SIDECAR_PORT_MIN,
   type DeliveryKind,
   type FlagCreateBody,
   type FlagType,
@@ -214,9 +216,9 @@ export function formProblems(form: FlagForm): FormProblems {
   }
   if (form.kind === "sidecar" && form.sidecarPort !== "") {
     const port = Number(form.sidecarPort);
-    if (!/^[0-9]+$/.test(form.sidecarPort) || port < 1024 || port > 65535) {
+    if (!/^[0-9]+$/.test(form.sidecarPort) || port < SIDECAR_PORT_MIN || port > SIDECAR_PORT_MAX) {
       problems["delivery.sidecar.port"] =
-        `delivery.sidecar.port: a port from 1024 to 65535 (default ${DEFAULT_SIDECAR_PORT})`;
+        `delivery.sidecar.port: a port from ${SIDECAR_PORT_MIN} to ${SIDECAR_PORT_MAX} (default ${DEFAULT_SIDECAR_PORT})`;
     }
   }
   const labels = labelProblems(form.labels);
