@@ -58,14 +58,12 @@ describe("assignClusters", () => {
         const before = assignClusters(clusters, replicas);
         const after = assignClusters(clusters, [...replicas, `op-${joining}`]);
         const share = Math.floor(clusters.length / (replicas.length + 1));
-        // The joining replica takes its share; the load bound may shift a few more (measured:
-        // at most five times the share, in small fleets).
+        // The joining replica takes its share; the load bound may shift more, and in a small
+        // fleet with a tight bound a cascade: 9 clusters, 8 replicas and a ninth moved 6 (seed
+        // 956215664), so no per-fleet multiple holds; the average below does (docs/operator.md).
         expect(
           [...after.values()].filter((owner) => owner === `op-${joining}`).length,
         ).toBeGreaterThanOrEqual(share);
-        expect(moved(before, after)).toBeLessThanOrEqual(
-          5 * Math.max(1, Math.ceil(clusters.length / (replicas.length + 1))),
-        );
         movedTotal += moved(before, after);
         shareTotal += Math.ceil(clusters.length / (replicas.length + 1));
       }),
