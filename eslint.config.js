@@ -4,7 +4,8 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".cache/**", "**/dist/**"] },
+  // *.generated.ts: TypeBox's compiled checks (packages/core/scripts/body-checks.ts), checked by their tests.
+  { ignores: ["**/node_modules/**", ".cache/**", "**/dist/**", "**/*.generated.ts"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

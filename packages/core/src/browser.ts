@@ -63,7 +63,14 @@ export type {
   RolloutWorkload,
   Wave,
 } from "./rollouts/flag-rollout.ts";
-export type { RolloutView } from "./rollouts/rollout-view.ts";
+export type { RolloutCreateBody, RolloutView } from "./rollouts/rollout-view.ts";
 export * from "./users/grants.ts";
 export * from "./users/route-scope.ts";
 export { protectedRefusal, OVERRIDE_REASON_HEADER } from "./rollouts/protected-writes.ts";
+// The API's schemas of the bodies the forms send, compiled ahead of time (plain functions).
+export { schemaRefusals, unexplainedRefusals, type BodyCheck, type FieldCheck } from "./schema/body-check.ts";
+export { FlagCreateBodyCheck } from "./flags/flag-body-checks.generated.ts";
+export { CreateUserBodyCheck, UpdateUserBodyCheck } from "./users/user-body-checks.generated.ts";
+export { WebhookBodyCheck } from "./webhooks/webhook-body-checks.generated.ts";
+export { RolloutCreateBodyCheck } from "./rollouts/rollout-body-checks.generated.ts";
+export { ClusterRegistrationBodyCheck } from "./clusters/cluster-body-checks.generated.ts";

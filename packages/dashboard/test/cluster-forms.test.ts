@@ -1,9 +1,12 @@
+import { ClusterRegistrationBody } from "@svc/core";
+import Compile from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import { envSource } from "../app/clusters/env-source.ts";
 import {
   EMPTY_REGISTER_FORM,
   registerBody,
   registerProblems,
+  registerRefusals,
   type RegisterForm,
 } from "../app/clusters/register-model.ts";
 
@@ -95,6 +98,23 @@ describe("registerProblems", () => {
   it("asks for a token or a Secret name according to the source", () => {
     expect(registerProblems({ ...base, authMethod: "oidc" })["token"]).toBeDefined();
     expect(registerProblems({ ...base, source: "secret" })["credentialRef.name"]).toBeDefined();
+  });
+});
+
+describe("registerRefusals", () => {
+  it("is empty for a body the API's schema takes", () => {
+    expect(Compile(ClusterRegistrationBody).Check(registerBody(base))).toBe(true);
+    expect(registerRefusals(base)).toEqual([]);
+    expect(registerRefusals(EMPTY_REGISTER_FORM)).toEqual([]);
+  });
+
+  it("refuses a body the API's schema refuses, naming the field", () => {
+    const form = { ...base, authMethod: "oidc" as const, token: "t0k", caData: "not base64!" };
+    expect(Compile(ClusterRegistrationBody).Check(registerBody(form))).toBe(false);
+    expect(registerProblems(form)).toEqual({});
+    expect(registerRefusals(form)).toEqual([
+      "caData: refused by the API's schema: must be base64 of the API server's PEM CA certificate (as certificate-authority-data)",
+    ]);
   });
 });
 

@@ -1,4 +1,6 @@
+import { FlagCreateBody } from "@svc/core";
 import type { FlagView, PreviewEntry } from "@svc/core/browser";
+import Compile from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import {
   bodyFromForm,
@@ -20,6 +22,15 @@ const valid: FlagForm = {
 describe("formProblems", () => {
   it("finds nothing wrong with a complete form", () => {
     expect(formProblems(valid)).toEqual({});
+  });
+
+  it("refuses a body the API's schema refuses, under the field it names", () => {
+    const form = { ...valid, description: "x".repeat(1025) };
+    expect(Compile(FlagCreateBody).Check(bodyFromForm(form))).toBe(false);
+    expect(formProblems(form)).toEqual({
+      description: "description: refused by the API's schema: at most 1024 characters",
+    });
+    expect(formProblems({ ...valid, description: "x".repeat(1024) })).toEqual({});
   });
 
   it("checks the value by the flag's type, as the API does", () => {

@@ -1,6 +1,8 @@
 // The users page's access form: grants typed as comma-separated lists, read into core's Grant,
 // and refused as typed by core's bounds and patterns (the field the API would name).
+import { UpdateUserBody } from "@svc/core";
 import { describeGrant, GRANTS_MAX } from "@svc/core/browser";
+import Compile from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import {
   accessProblem,
@@ -61,6 +63,16 @@ describe("accessProblem", () => {
     expect(accessProblem("none", [emptyGrant()])).toBeUndefined();
     expect(accessProblem("none", Array.from({ length: GRANTS_MAX + 1 }, emptyGrant))).toMatch(/at most/);
     expect(accessProblem("editor", [{ ...emptyGrant(), clusters: "NO" }])).toMatch(/correct the grants/);
+  });
+
+  it("refuses access whose body the API's schema refuses", () => {
+    const grants = [{ ...emptyGrant(), namespaces: "shop, Shop_1" }];
+    const body = { role: "none", grants: grants.map(grantFromForm) };
+    expect(Compile(UpdateUserBody).Check(body)).toBe(false);
+    expect(accessProblem("none", grants)).toBeDefined();
+    const fine = [{ ...emptyGrant(), namespaces: "shop, shop-*" }];
+    expect(Compile(UpdateUserBody).Check({ role: "none", grants: fine.map(grantFromForm) })).toBe(true);
+    expect(accessProblem("none", fine)).toBeUndefined();
   });
 });
 

@@ -1,4 +1,6 @@
+import { UpdateUserBody } from "@svc/core";
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_BYTES } from "@svc/core/browser";
+import Compile from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import { checkNewPassword } from "../app/users/password-check.ts";
 
@@ -19,6 +21,15 @@ describe("checkNewPassword", () => {
     expect(checkNewPassword(tooLong, tooLong).password).toBe(
       `must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8`,
     );
+  });
+
+  it("refuses a password whose body the API's schema refuses", () => {
+    const api = Compile(UpdateUserBody);
+    for (const password of ["seven77", "x".repeat(73), "\u{1F600}".repeat(7)]) {
+      expect(api.Check({ password })).toBe(false);
+      expect(checkNewPassword(password, password).ready).toBe(false);
+    }
+    expect(api.Check({ password: "correct horse" })).toBe(true);
   });
 
   it("refuses a lone surrogate", () => {

@@ -1,6 +1,7 @@
 // The "New rollout" form: the body it sends (POST /api/v1/rollouts), what the browser refuses
 // before sending (by the API's field names), and the API's 400 placed under the fields it names.
-import { validateRolloutSpec } from "@svc/core";
+import { RolloutCreateBody, validateRolloutSpec } from "@svc/core";
+import Compile from "typebox/compile";
 import { describe, expect, it } from "vitest";
 import {
   bodyOf,
@@ -113,6 +114,17 @@ describe("problems before sending", () => {
       "delivery: not one of variants, defaultVariant, targeting, evaluators",
     );
     expect(formProblems(form({ json: "{" })).change).toMatch(/^not JSON/);
+  });
+
+  it("refuses a body the API's schema refuses", () => {
+    // 17 labels for a wave's clusters, one over the schema's 16; a value past its 64 KiB.
+    const selector = Array.from({ length: 17 }, (_, i) => `k${i}=v`).join(", ");
+    const wide = form({ waves: [{ ...emptyWave(5), by: "selector", selector }] });
+    expect(Compile(RolloutCreateBody).Check(bodyOf(wide))).toBe(false);
+    expect(formProblems(wide)).toEqual({ waves: "refused by the API's schema" });
+    const large = form({ defaultValue: "x".repeat(65_537) });
+    expect(Compile(RolloutCreateBody).Check(bodyOf(large))).toBe(false);
+    expect(formProblems(large)).toEqual({ change: "refused by the API's schema" });
   });
 
   it("parses label selectors", () => {

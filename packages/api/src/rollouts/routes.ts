@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { Actor, FlagRolloutSpec, Refusal } from "@svc/core";
+import { RolloutCreateBody, type Actor, type FlagRolloutSpec, type Refusal } from "@svc/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Type from "typebox";
 import { changedFields } from "../audit/event.ts";
@@ -29,7 +29,6 @@ import {
   ApprovalBody,
   PromoteBody,
   PromoteQuery,
-  RolloutCreateBody,
   RolloutList,
   RolloutListQuery,
   RolloutParams,

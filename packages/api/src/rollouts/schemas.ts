@@ -1,31 +1,22 @@
 // The REST shapes of FlagRollout plans (docs/api.md "Rollouts"), built from core's one schema of
 // the resource, so that the body the API takes is the spec the CRD stores.
 import {
-  dns1123Label,
   DNS1123_LABEL,
   DNS1123_LABEL_MAX,
   FlagRolloutSpec,
   ROLLOUT_PHASES,
+  RolloutPlanName,
   RolloutView,
 } from "@svc/core";
 import Type from "typebox";
 import { ListOf, PAGING_QUERY } from "../http/list-reply.ts";
-
-const planName = dns1123Label("The plan's name. Default: the flag's name and 5 random characters.");
-
-/** POST /api/v1/rollouts: a FlagRollout spec, and the plan's name if the client picks it. */
-export const RolloutCreateBody = Type.Object(
-  { name: Type.Optional(planName), ...FlagRolloutSpec.properties },
-  { additionalProperties: false },
-);
-export type RolloutCreateBody = Type.Static<typeof RolloutCreateBody>;
 
 const spec = FlagRolloutSpec.properties;
 
 /** POST /api/v1/flags/{namespace}/{name}/promote: the waves; the change is the source flag's. */
 export const PromoteBody = Type.Object(
   {
-    name: Type.Optional(planName),
+    name: Type.Optional(RolloutPlanName),
     waves: spec.waves,
     startAt: spec.startAt,
     progressDeadlineSeconds: spec.progressDeadlineSeconds,

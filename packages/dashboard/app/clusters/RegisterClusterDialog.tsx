@@ -1,5 +1,6 @@
 import { errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
+import { NotSent } from "../ui/NotSent.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
 import { AUTH_CHOICES, defaultSecretKey, type AuthChoice, type RegisterForm } from "./register-model.ts";
@@ -156,7 +157,7 @@ function CredentialFields({ fields }: { fields: RegisterFields }) {
 
 /** Register a remote cluster (admins): its address, how to reach it, and what svc manages there. */
 export function RegisterClusterDialog() {
-  const { open, onOpenChange, submit, pending, ready, fields } = useRegisterDialog();
+  const { open, onOpenChange, submit, pending, ready, refused, fields } = useRegisterDialog();
   return (
     <FormDialog
       trigger={
@@ -190,6 +191,7 @@ export function RegisterClusterDialog() {
       />
       <TextInput fields={fields} formField="resyncPeriod" label="Resync period" hint="e.g. 5m; empty: 300s" />
       <TextInput fields={fields} formField="labels" label="Labels" hint="one key=value per line" multiline />
+      <NotSent reasons={refused} />
       <ErrorMessage error={fields.error} />
     </FormDialog>
   );

@@ -1,9 +1,13 @@
 /**
  * The cluster registration form, pure: its state, the POST /api/v1/clusters body it sends (only
  * the credential fields of the chosen kind, so the API's "exactly one of kubeconfig, token or
- * credentialRef" rule holds by construction), and what is wrong with it as typed.
+ * credentialRef" rule holds by construction), what is wrong with it as typed, and what the
+ * API's schema of the body (compiled ahead of time) refuses besides.
  */
 import {
+  ClusterRegistrationBodyCheck,
+  schemaRefusals,
+  unexplainedRefusals,
   GO_DURATION,
   HTTP_URL,
   isDns1123Label,
@@ -142,4 +146,15 @@ export function registerProblems(form: RegisterForm): Partial<Record<string, str
       problems["labels"] = `labels: ${key}=${value} is not a valid label`;
   }
   return problems;
+}
+
+/**
+ * What the API's schema refuses in the body the form sends, as "field: reason", that the
+ * problems above do not already name (a CA certificate that is not base64, say): not sent then.
+ */
+export function registerRefusals(form: RegisterForm): string[] {
+  const refusals = schemaRefusals(ClusterRegistrationBodyCheck, registerBody(form));
+  return unexplainedRefusals(refusals, Object.keys(registerProblems(form))).map(([field, reason]) =>
+    field === "" ? reason : `${field}: ${reason}`,
+  );
 }

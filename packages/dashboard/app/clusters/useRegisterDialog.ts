@@ -1,7 +1,13 @@
 import { useState } from "react";
 import { errorForField } from "../api/client.ts";
 import { useRegisterCluster } from "./queries.ts";
-import { EMPTY_REGISTER_FORM, registerBody, registerProblems, type RegisterForm } from "./register-model.ts";
+import {
+  EMPTY_REGISTER_FORM,
+  registerBody,
+  registerProblems,
+  registerRefusals,
+  type RegisterForm,
+} from "./register-model.ts";
 
 /** What each part of the registration form reads and changes. */
 export interface RegisterFields {
@@ -20,6 +26,7 @@ export function useRegisterDialog() {
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const register = useRegisterCluster();
   const problems = registerProblems(form);
+  const refusals = registerRefusals(form);
   const update = (patch: Partial<RegisterForm>) => {
     setForm((previous) => ({ ...previous, ...patch }));
     setTouched((previous) => new Set([...previous, ...Object.keys(patch)]));
@@ -51,7 +58,9 @@ export function useRegisterDialog() {
     onOpenChange,
     submit,
     pending: register.isPending,
-    ready: Object.keys(problems).length === 0,
+    ready: Object.keys(problems).length === 0 && refusals.length === 0,
+    /** Why the API's schema would refuse the body, when no field's own problem says it. */
+    refused: refusals,
     fields,
   };
 }

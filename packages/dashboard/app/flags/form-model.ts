@@ -1,10 +1,14 @@
 /**
  * The flag form's decisions, pure: the form's state from a flag, the request body from the
  * form, and what is wrong with it as the user types, by the same rules the API applies (from
- * @svc/core/browser). Problems are keyed by the field names the API uses in its messages, so a
- * problem found here and one the API returns land next to the same input.
+ * @svc/core/browser), and last the API's own schema of the body (compiled ahead of time).
+ * Problems are keyed by the field names the API uses in its messages, so a problem found here
+ * and one the API returns land next to the same input.
  */
 import {
+  FlagCreateBodyCheck,
+  schemaRefusals,
+  unexplainedRefusals,
   DEFAULT_SIDECAR_PORT,
   deliveryKind,
   defaultValueProblem,
@@ -223,7 +227,22 @@ export function formProblems(form: FlagForm): FormProblems {
   }
   const labels = labelProblems(form.labels);
   if (labels !== undefined) problems[selectorField(form.kind)] = `${selectorField(form.kind)}: ${labels}`;
-  return problems;
+  return { ...problems, ...schemaProblems(form, Object.keys(problems)) };
+}
+
+/**
+ * What the API's schema refuses in the body the form sends and no rule above explains (a
+ * description over its length, say). An edit sends the same body and its resourceVersion,
+ * which the update's schema takes whenever the create's takes the rest.
+ */
+function schemaProblems(form: FlagForm, explained: readonly string[]): FormProblems {
+  const refusals = schemaRefusals(FlagCreateBodyCheck, bodyFromForm(form));
+  return Object.fromEntries(
+    unexplainedRefusals(refusals, explained).map(([field, reason]) => [
+      field,
+      field === "" ? reason : `${field}: ${reason}`,
+    ]),
+  );
 }
 
 /** The parse error of a JSON value, for the editor's message as the user types. */

@@ -199,7 +199,7 @@ function SaveFeedback({
         <p className="error" role="alert">
           Some fields need attention:{" "}
           {Object.entries(problems)
-            .map(([field, text]) => `${field}: ${text}`)
+            .map(([field, text]) => (field === "" ? text : `${field}: ${text}`))
             .join("; ")}
         </p>
       )}

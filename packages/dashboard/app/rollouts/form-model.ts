@@ -1,9 +1,17 @@
 /**
  * The "New rollout" form as typed, the body it sends (POST /api/v1/rollouts), and what the browser
- * can tell is wrong before sending. Problems are keyed by the API's own field names ("flag.name",
+ * can tell is wrong before sending: its own rules, then the API's schema of the body (compiled
+ * ahead of time). Problems are keyed by the API's own field names ("flag.name",
  * "waves.1.bakeSeconds"), so a local problem and the API's 400 show in the same place.
  */
-import { isDns1123Label, isLabelKey, isLabelValue } from "@svc/core/browser";
+import {
+  isDns1123Label,
+  isLabelKey,
+  isLabelValue,
+  RolloutCreateBodyCheck,
+  schemaRefusals,
+  unexplainedRefusals,
+} from "@svc/core/browser";
 import { DEFAULT_BAKE_SECONDS } from "./timeline-model.ts";
 import type { RolloutChange, RolloutCreateBody, WaveSpec } from "./types.ts";
 
@@ -193,6 +201,10 @@ export function formProblems(form: RolloutForm): Problems {
   });
   if (form.startAt.trim() !== "" && startAtOf(form.startAt) === undefined)
     problems["startAt"] = "is not a time";
+  // What the API's schema refuses and no rule above explains ("" for the body as a whole).
+  const refusals = schemaRefusals(RolloutCreateBodyCheck, bodyOf(form));
+  for (const [field, reason] of unexplainedRefusals(refusals, Object.keys(problems)))
+    problems[field] = reason;
   return problems;
 }
 

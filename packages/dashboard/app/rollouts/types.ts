@@ -14,12 +14,10 @@ export type {
   RolloutView,
   RolloutChange,
   RolloutCluster,
+  RolloutCreateBody,
   RolloutWave,
   RolloutWorkload,
 } from "@svc/core/browser";
 export type RolloutSpec = FlagRolloutSpec;
 export type RolloutStatus = FlagRolloutStatus;
 export type WaveSpec = Wave;
-
-/** POST /api/v1/rollouts: a spec, and the plan's name when the user picks it. */
-export type RolloutCreateBody = Omit<RolloutSpec, "paused" | "abort" | "skipBake"> & { name?: string };

@@ -3,8 +3,9 @@ import { ApiError, errorForField } from "../api/client.ts";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
+import { NotSent } from "../ui/NotSent.tsx";
 import { AccessFields, useAccessForm } from "./AccessFields.tsx";
-import { grantFromForm } from "./grant-form.ts";
+import { newUserRequest } from "./new-user.ts";
 import { PasswordFields, usePasswordPair } from "./PasswordFields.tsx";
 import { useCreateUser } from "./queries.ts";
 
@@ -12,6 +13,38 @@ import { useCreateUser } from "./queries.ts";
 function usernameError(error: unknown): string | undefined {
   if (error instanceof ApiError && error.status === 409) return error.message;
   return errorForField(error, "username");
+}
+
+function UsernameField({
+  value,
+  onChange,
+  problem,
+}: {
+  value: string;
+  onChange: (value: string) => void;
+  problem: string | undefined;
+}) {
+  return (
+    <Field
+      label="Username"
+      hint={'Letters, digits, ".", "_" or "-", starting with a letter or digit.'}
+      problem={problem}
+    >
+      {(control) => (
+        <input
+          {...control}
+          name="username"
+          autoComplete="off"
+          required
+          maxLength={63}
+          value={value}
+          onChange={(e) => {
+            onChange(e.target.value);
+          }}
+        />
+      )}
+    </Field>
+  );
 }
 
 /** "New user" (admins): username, password with confirmation, and a global role and/or grants. */
@@ -29,9 +62,19 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
     create.reset();
   };
 
-  const nameProblem = usernameError(create.error);
+  const { body, refusals } = newUserRequest({
+    username,
+    password: passwords.password,
+    passwordReady: passwords.check.ready,
+    role: access.role,
+    grants: access.grants,
+    accessProblem: access.problem,
+  });
+  const apiNameProblem = usernameError(create.error);
+  const nameProblem = refusals.get("username") ?? apiNameProblem;
+  const otherRefusals = [...refusals].filter(([field]) => field !== "username").map(([, text]) => text);
   const shownByField =
-    nameProblem !== undefined ||
+    apiNameProblem !== undefined ||
     errorForField(create.error, "role") !== undefined ||
     errorForField(create.error, "grants") !== undefined ||
     errorForField(create.error, "password") !== undefined;
@@ -51,48 +94,23 @@ export function CreateUserDialog({ onCreated }: { onCreated: (message: string) =
         if (!next) reset();
       }}
       onSubmit={() => {
-        create.mutate(
-          {
-            username,
-            password: passwords.password,
-            role: access.role,
-            ...(access.grants.length === 0 ? {} : { grants: access.grants.map(grantFromForm) }),
+        create.mutate(body, {
+          onSuccess: (user) => {
+            setOpen(false);
+            reset();
+            const grants = access.grants.length === 0 ? "" : ` and ${access.grants.length} grant(s)`;
+            onCreated(`User ${user.username} created with role ${user.role}${grants}.`);
           },
-          {
-            onSuccess: (user) => {
-              setOpen(false);
-              reset();
-              const grants = access.grants.length === 0 ? "" : ` and ${access.grants.length} grant(s)`;
-              onCreated(`User ${user.username} created with role ${user.role}${grants}.`);
-            },
-          },
-        );
+        });
       }}
       submitLabel={["Create user", "Creating…"]}
       pending={create.isPending}
-      canSubmit={passwords.check.ready && access.problem === undefined}
+      canSubmit={passwords.check.ready && access.problem === undefined && refusals.size === 0}
     >
-      <Field
-        label="Username"
-        hint={'Letters, digits, ".", "_" or "-", starting with a letter or digit.'}
-        problem={nameProblem}
-      >
-        {(control) => (
-          <input
-            {...control}
-            name="username"
-            autoComplete="off"
-            required
-            maxLength={63}
-            value={username}
-            onChange={(e) => {
-              setUsername(e.target.value);
-            }}
-          />
-        )}
-      </Field>
+      <UsernameField value={username} onChange={setUsername} problem={nameProblem} />
       <PasswordFields label="Password" pair={passwords} apiError={create.error} />
       <AccessFields access={access} apiError={create.error} />
+      <NotSent reasons={otherRefusals} />
       {!shownByField && <ErrorMessage error={create.error} />}
     </FormDialog>
   );

@@ -1,6 +1,6 @@
 // A user's access as the users page edits it (pure: unit-tested): a global role or "none", and
 // grants typed as comma-separated lists. Checked by core's bounds and rules before any request,
-// so the form names the field the API would refuse.
+// so the form names the field the API would refuse, and last by the API's schema of the body.
 import {
   GRANT_CLUSTERS_MAX,
   GRANT_LABELS_MAX,
@@ -13,6 +13,8 @@ import {
   isLabelKey,
   isLabelValue,
   matchesPattern,
+  schemaRefusals,
+  UpdateUserBodyCheck,
   userAccessProblem,
   type Grant,
   type Role,
@@ -108,5 +110,12 @@ export function accessProblem(role: UserRole, grants: readonly GrantForm[]): str
   if (whole !== undefined) return whole;
   if (grants.some((grant) => Object.keys(grantFormProblems(grant)).length > 0))
     return "correct the grants marked above";
-  return grantsProblem(grants.map(grantFromForm));
+  const problem = grantsProblem(grants.map(grantFromForm));
+  if (problem !== undefined) return problem;
+  // A new user's body (CreateUserBody) takes role and grants by the same schemas.
+  const refusals = schemaRefusals(UpdateUserBodyCheck, { role, grants: grants.map(grantFromForm) });
+  const refused = Object.entries(refusals).map(([field, reason]) =>
+    field === "" ? reason : `${field}: ${reason}`,
+  );
+  return refused.length === 0 ? undefined : refused.join("; ");
 }

@@ -3,6 +3,7 @@ import { useId, type ReactNode } from "react";
 import { ErrorMessage } from "../ui/ErrorMessage.tsx";
 import { Field } from "../ui/Field.tsx";
 import { FormDialog } from "../ui/FormDialog.tsx";
+import { NotSent } from "../ui/NotSent.tsx";
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookFormat } from "./queries.ts";
 import { useWebhookDialog, type WebhookField } from "./useWebhookDialog.ts";
 import { formReady, type WebhookForm } from "./webhook-form.ts";
@@ -157,11 +158,12 @@ export function WebhookDialog({
   onCreated?: (created: CreatedWebhook) => void;
   onSaved?: (message: string) => void;
 }) {
-  const { open, onOpenChange, submit, form, set, problem, shownByField, mutation } = useWebhookDialog({
-    webhook,
-    onCreated,
-    onSaved,
-  });
+  const { open, onOpenChange, submit, form, set, problem, bodyProblem, shownByField, mutation } =
+    useWebhookDialog({
+      webhook,
+      onCreated,
+      onSaved,
+    });
   const title = webhook === undefined ? "New webhook" : `Edit webhook ${webhook.name}`;
   return (
     <FormDialog
@@ -188,6 +190,7 @@ export function WebhookDialog({
         />
         Active: unchecked, the webhook is paused (nothing is sent; what was pending waits)
       </label>
+      <NotSent reasons={bodyProblem === undefined ? [] : [bodyProblem]} />
       {!shownByField && <ErrorMessage error={mutation.error} />}
     </FormDialog>
   );

@@ -31,9 +31,9 @@ export function useWebhookDialog({
   };
 
   const local = formProblems(form);
-  const problem = (field: WebhookField) =>
-    (field === "name" || field === "url" || field === "events" ? local[field] : undefined) ??
-    errorForField(mutation.error, field);
+  const problem = (field: WebhookField) => local[field] ?? errorForField(mutation.error, field);
+  /** The API's schema refuses the body as a whole, for no one field (not sent then). */
+  const bodyProblem = local[""];
   const shownByField = FIELDS.some((field) => errorForField(mutation.error, field) !== undefined);
 
   const onOpenChange = (next: boolean) => {
@@ -64,5 +64,5 @@ export function useWebhookDialog({
     }
   };
 
-  return { open, onOpenChange, submit, form, set, problem, shownByField, mutation };
+  return { open, onOpenChange, submit, form, set, problem, bodyProblem, shownByField, mutation };
 }

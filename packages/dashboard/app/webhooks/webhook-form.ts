@@ -1,5 +1,12 @@
 /** The webhook form as typed, the body it sends, and what is wrong with it before it is sent. */
-import type { WebhookEventType, WebhookFormat, WebhookView } from "@svc/core/browser";
+import {
+  schemaRefusals,
+  unexplainedRefusals,
+  WebhookBodyCheck,
+  type WebhookEventType,
+  type WebhookFormat,
+  type WebhookView,
+} from "@svc/core/browser";
 import type { WebhookFormBody } from "./queries.ts";
 
 export interface WebhookForm {
@@ -61,11 +68,14 @@ export function bodyOf(form: WebhookForm): WebhookFormBody {
   };
 }
 
-export type FormProblems = Partial<Record<"name" | "url" | "events", string>>;
+/** By the API's field names; "" for the body as a whole. */
+export type FormProblems = Partial<Record<string, string>>;
 
 /**
  * What can be told without the API (which still checks everything, and alone knows where the
- * URL's host resolves). An empty text field is not a problem until the user typed in it.
+ * URL's host resolves): the URL's scheme, events, and last the API's schema of the body. An
+ * empty text field is not a problem until the user typed in it. An edit sends the same body,
+ * which the update's schema takes whenever the create's does.
  */
 export function formProblems(form: WebhookForm): FormProblems {
   const problems: FormProblems = {};
@@ -75,12 +85,17 @@ export function formProblems(form: WebhookForm): FormProblems {
     try {
       parsed = new URL(url);
     } catch {
-      problems.url = "url: is not a URL";
+      problems["url"] = "url: is not a URL";
     }
     if (parsed !== undefined && parsed.protocol !== "http:" && parsed.protocol !== "https:")
-      problems.url = "url: must be http:// or https://";
+      problems["url"] = "url: must be http:// or https://";
   }
-  if (form.events.length === 0) problems.events = "events: choose at least one";
+  if (form.events.length === 0) problems["events"] = "events: choose at least one";
+  const body = bodyOf(form);
+  const untyped = (["name", "url"] as const).filter((field) => body[field] === "");
+  const refusals = schemaRefusals(WebhookBodyCheck, body);
+  for (const [field, reason] of unexplainedRefusals(refusals, [...Object.keys(problems), ...untyped]))
+    problems[field] = field === "" ? reason : `${field}: ${reason}`;
   return problems;
 }
 
