@@ -149,7 +149,18 @@ describe("a JSON Logic rule", () => {
     await rule.fill('{"if": [{"in": [{"var": "targetingKey"}, ["alice"]]}, "maybe", "off"]}');
     await expect.poll(problem).toMatch(/targeting.*maybe/);
     await h.screenshot(page, "flag-rule-invalid");
+    // The live preview's alert already names "maybe": wait for the create's own answer, not it
+    // (until then the button reads "Saving…").
+    const created = page.waitForResponse((reply) => {
+      const url = new URL(reply.url());
+      return (
+        reply.request().method() === "POST" &&
+        url.pathname === "/api/v1/flags" &&
+        !url.searchParams.has("dryRun")
+      );
+    });
     await page.getByRole("button", { name: "Create flag" }).click();
+    expect((await created).status()).toBe(400);
     await expect
       .poll(() => page.getByRole("alert").allTextContents())
       .toContainEqual(expect.stringMatching(/maybe/));
