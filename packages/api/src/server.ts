@@ -2,7 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { retentionCutoff } from "./audit/query.ts";
 import { installAuditRecorder } from "./audit/recorder.ts";
-import { dummyPasswordHash, PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
+import { PasswordHashing, type HashingLimits } from "./auth/passwords.ts";
 import { SessionStore } from "./auth/sessions.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import { API_BODY_LIMIT_BYTES } from "@svc/core/http/refusals";
@@ -126,8 +126,7 @@ async function openContext(
     clusters: options.clusters,
   };
   try {
-    // The dummy hash is made now, so that the first login of an unknown user is not slower.
-    await Promise.all([ensureInitialAdmin(context.users, config.adminPassword, now()), dummyPasswordHash()]);
+    await ensureInitialAdmin(context.users, config.adminPassword, now());
   } catch (error) {
     await store.close();
     throw error;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { PasswordHashing } from "../src/auth/passwords.ts";
+import {
+  BCRYPT_COST,
+  DUMMY_PASSWORD_HASH,
+  hashPassword,
+  PasswordHashing,
+  verifyPassword,
+} from "../src/auth/passwords.ts";
 import { bearerToken, isExpired, SESSION_LIFETIME_MS, SessionStore, tokenKey } from "../src/auth/sessions.ts";
 import {
   isLoopback,
@@ -217,4 +223,18 @@ describe("password hashing", () => {
       hashing.ensureRoom();
     }).not.toThrow();
   });
+
+  it("verifies an unknown user against a hash of the same cost as every user's, which no password matches", async () => {
+    // bcrypt's time is set by the cost in the hash: a malformed or cheaper dummy would answer
+    // an unknown username faster than a wrong password, and so name the users that exist.
+    const modularCrypt = /^\$2[aby]\$(\d{2})\$[./A-Za-z0-9]{53}$/;
+    const userHash = await hashPassword("a password of someone");
+    expect(userHash).toMatch(modularCrypt);
+    expect(DUMMY_PASSWORD_HASH).toMatch(modularCrypt);
+    expect(Number(modularCrypt.exec(DUMMY_PASSWORD_HASH)?.[1])).toBe(BCRYPT_COST);
+    expect(DUMMY_PASSWORD_HASH.slice(0, 7)).toBe(userHash.slice(0, 7));
+    const guesses = ["", "password", "a password of someone"];
+    const matches = await Promise.all(guesses.map((guess) => verifyPassword(guess, DUMMY_PASSWORD_HASH)));
+    expect(matches).toEqual(guesses.map(() => false));
+  }, 30_000);
 });

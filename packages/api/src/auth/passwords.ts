@@ -12,16 +12,13 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password, { cost: BCRYPT_COST });
 }
 
-let dummyHash: Promise<string> | undefined;
-
 /**
- * A hash to verify against when the username does not exist, so that a wrong username costs
- * the same time as a wrong password and does not reveal which users exist.
+ * What a login of a username that does not exist is verified against, so that a wrong username
+ * costs the same time as a wrong password and does not reveal which users exist. It is the hash,
+ * at BCRYPT_COST, of 32 random bytes whose text was thrown away: no password matches it, and no
+ * process spends a hash making one (a unit test checks both).
  */
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hash("not a password of anyone", { cost: BCRYPT_COST });
-  return dummyHash;
-}
+export const DUMMY_PASSWORD_HASH = "$2b$12$xQF6EE3xi9lAsArNV3rRVe2hV9XdsRsJie2YDu9mWvCW81pZ5L0sS";
 
 export interface HashingLimits {
   /** Hashes computed at once. */

@@ -1,7 +1,7 @@
 import { accessView, MeView, passwordLoginRefusal, passwordProblem, SessionView } from "@svc/core";
 import type { FastifyInstance } from "fastify";
 import Type from "typebox";
-import { dummyPasswordHash, verifyPassword } from "./passwords.ts";
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "./passwords.ts";
 import { throttleMessage } from "./throttle.ts";
 import type { ApiContext } from "../context.ts";
 import { isoTime } from "../time.ts";
@@ -54,7 +54,7 @@ export function authRoutes(ctx: ApiContext) {
           const passwordHash = stored?.ssoIdentity === undefined ? stored?.passwordHash : undefined;
           return {
             found: stored,
-            matches: await verifyPassword(password, passwordHash ?? (await dummyPasswordHash())),
+            matches: await verifyPassword(password, passwordHash ?? DUMMY_PASSWORD_HASH),
           };
         });
         const ssoUser = passwordLoginRefusal(username, ctx.config.passwordLogin, found);
