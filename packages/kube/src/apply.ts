@@ -5,7 +5,7 @@
 // shared, time-bounded connection pool.
 import type { KubeConfig } from "@kubernetes/client-node";
 import { KubeApiError } from "@svc/kube-wire";
-import { ClusterTransport, type Payload } from "./registry/transport.ts";
+import { ClusterTransport, type Payload, type WatchEvent } from "./registry/transport.ts";
 
 /** The identity of an object: enough to find its URL. */
 export interface ObjectReference {
@@ -247,6 +247,29 @@ export class ObjectWriter {
     const query = new URLSearchParams({ labelSelector });
     const path = `${collectionPath(apiVersion, kind, namespace)}?${query.toString()}`;
     return ((await this.#request("GET", path, undefined, options.signal)) as { items: T[] }).items;
+  }
+
+  /**
+   * Streams the changes to the objects of a kind in a namespace that carry the labels of
+   * `labelSelector`, the ones there are first (as ADDED), on this writer's connection pool: until
+   * the server ends the stream (resolves), or it fails or `signal` aborts (rejects). The answer's
+   * headers must come within the writer's `timeoutMs`.
+   */
+  watch(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    labelSelector: string,
+    signal: AbortSignal,
+    onEvent: (event: WatchEvent) => void,
+  ): Promise<void> {
+    return this.#transport.watch(
+      collectionPath(apiVersion, kind, namespace),
+      { labelSelector },
+      this.#options.timeoutMs,
+      signal,
+      onEvent,
+    );
   }
 
   /**

@@ -18,7 +18,6 @@ import {
   type WorkloadKind,
   type WorkloadStatusObject,
 } from "@svc/core";
-import type { KubeConfig } from "@kubernetes/client-node";
 import {
   clusterCredentials,
   KubeApiError,
@@ -29,7 +28,6 @@ import {
 import type { PodScope } from "./rollout-pod-watches.ts";
 
 export interface RolloutClustersOptions {
-  hubKubeConfig: KubeConfig;
   hubWriter: ObjectWriter;
   systemNamespace: string;
   localClusterId: string;
@@ -49,10 +47,7 @@ export interface ClusterRead {
 export class RolloutClusters {
   readonly #options: RolloutClustersOptions;
   /** A writer per remote cluster, rebuilt when its ClusterConnection changes or its credentials fail. */
-  readonly #writers = new Map<
-    string,
-    { version: string | undefined; writer: ObjectWriter; kubeConfig: KubeConfig }
-  >();
+  readonly #writers = new Map<string, { version: string | undefined; writer: ObjectWriter }>();
 
   constructor(options: RolloutClustersOptions) {
     this.#options = options;
@@ -65,7 +60,7 @@ export class RolloutClusters {
   ): Promise<ClusterRead> {
     const id = connection.metadata.name;
     try {
-      const { writer, kubeConfig } = await this.#access(connection, signal);
+      const { writer } = await this.#access(connection, signal);
       const flag = await writer.read<FeatureFlagResource>(
         { apiVersion: API_GROUP_VERSION, kind: FEATURE_FLAG.kind, metadata: flagRef },
         { signal },
@@ -81,7 +76,7 @@ export class RolloutClusters {
       const selectors = new Set(read.flatMap((w) => (w?.labelSelector ? [w.labelSelector] : [])));
       const pods = [...selectors].map((labelSelector) => ({
         clusterId: id,
-        kubeConfig,
+        writer,
         namespace: flagRef.namespace,
         labelSelector,
       }));
@@ -172,11 +167,10 @@ export class RolloutClusters {
   async #access(
     connection: ClusterConnectionResource,
     signal: AbortSignal,
-  ): Promise<{ writer: ObjectWriter; kubeConfig: KubeConfig }> {
-    const { hubWriter, hubKubeConfig, localClusterId, systemNamespace, requestTimeoutMs } = this.#options;
+  ): Promise<{ writer: ObjectWriter }> {
+    const { hubWriter, localClusterId, systemNamespace, requestTimeoutMs } = this.#options;
     const id = connection.metadata.name;
-    if (id === localClusterId && connection.spec.credentialRef === undefined)
-      return { writer: hubWriter, kubeConfig: hubKubeConfig };
+    if (id === localClusterId && connection.spec.credentialRef === undefined) return { writer: hubWriter };
     const version = connection.metadata.resourceVersion;
     const cached = this.#writers.get(id);
     if (cached !== undefined && cached.version === version) return cached;
@@ -194,7 +188,6 @@ export class RolloutClusters {
     const access = {
       version,
       writer: new ObjectWriter(credentials.kubeConfig, { timeoutMs: requestTimeoutMs }),
-      kubeConfig: credentials.kubeConfig,
     };
     this.#writers.set(id, access);
     return access;

@@ -56,7 +56,6 @@ export class RolloutController {
       logger,
     });
     this.#clusters = new RolloutClusters({
-      hubKubeConfig: options.hubKubeConfig,
       hubWriter: options.hubWriter,
       systemNamespace,
       localClusterId: options.localClusterId,

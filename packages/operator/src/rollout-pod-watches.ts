@@ -1,12 +1,13 @@
 // The health gate's wake-up: a watch of the pods of each workload a wave in flight changed (by
 // the workload's selector, never every pod of a cluster). An event only queues the plan's next
 // round, which reads what it decides on afresh; the round's own period stays the fallback.
-import { Watch, type KubeConfig } from "@kubernetes/client-node";
+import type { ObjectWriter } from "@svc/kube";
 
 /** Where the pods of one workload are: a cluster, a namespace and the workload's selector. */
 export interface PodScope {
   clusterId: string;
-  kubeConfig: KubeConfig;
+  /** The cluster's writer: the watch goes over its connection pool, as its reads do. */
+  writer: ObjectWriter;
   namespace: string;
   /** `a=b,c=d`, from the workload's matchLabels. */
   labelSelector: string;
@@ -44,29 +45,22 @@ export class PodWatches {
   }
 
   #start(plan: string, key: string, scope: PodScope): void {
-    const entry: { stop: () => void; ended: boolean } = { stop: () => undefined, ended: false };
+    const stream = new AbortController();
+    const entry = {
+      stop: () => {
+        stream.abort();
+      },
+      ended: false,
+    };
     // An ended watch (an error, the server's timeout) is started again by the plan's next round.
     const end = () => {
       entry.ended = true;
     };
-    const request = new Watch(scope.kubeConfig)
-      .watch(
-        `/api/v1/namespaces/${encodeURIComponent(scope.namespace)}/pods`,
-        { labelSelector: scope.labelSelector },
-        (type: string) => {
-          if (type !== "BOOKMARK") this.#wake(plan);
-        },
-        end,
-      )
-      .catch(() => {
-        end();
-        return undefined;
-      });
-    entry.stop = () => {
-      void request.then((controller) => {
-        controller?.abort();
-      });
-    };
+    scope.writer
+      .watch("v1", "Pod", scope.namespace, scope.labelSelector, stream.signal, (event) => {
+        if (event.type !== "BOOKMARK") this.#wake(plan);
+      })
+      .then(end, end);
     this.#watches.set(key, entry);
   }
 }

@@ -2,12 +2,14 @@
 // workload's selector queues the plan's round at once; pods of other selectors do not, and a
 // plan whose scopes are dropped is woken no more.
 import { CoreV1Api } from "@kubernetes/client-node";
-import { beforeAll, describe, expect, it } from "vitest";
+import { ObjectWriter } from "@svc/kube";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testKubeConfig, testNamespace } from "../../../test/support/kube.ts";
 import { PodWatches } from "../src/rollout-pod-watches.ts";
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
+const writer = new ObjectWriter(kc, { timeoutMs: 10_000 });
 let ns = "";
 
 const pod = (name: string, app: string) =>
@@ -22,15 +24,14 @@ const pod = (name: string, app: string) =>
 beforeAll(async () => {
   ns = await testNamespace(kc, "op-pod-watches");
 });
+afterAll(() => writer.close());
 
 describe("the gate's pod watches", () => {
   it("wake a plan on its workloads' pods only, and stop when dropped", async () => {
     const woken: string[] = [];
     const watches = new PodWatches((plan) => woken.push(plan));
     try {
-      watches.watch("checkout", [
-        { clusterId: "local", kubeConfig: kc, namespace: ns, labelSelector: "app=web" },
-      ]);
+      watches.watch("checkout", [{ clusterId: "local", writer, namespace: ns, labelSelector: "app=web" }]);
       expect(watches.size).toBe(1);
       // The watch starts with the pods there are (none): give it a moment to be established.
       await new Promise((resolve) => setTimeout(resolve, 500));
